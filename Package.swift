@@ -1,0 +1,59 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Cairn",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "CairnProtocol", targets: ["CairnProtocol"]),
+        .library(name: "CairnServer", targets: ["CairnServer"]),
+        .executable(name: "cairn", targets: ["cairn"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    ],
+    targets: [
+        .target(name: "CairnProtocol"),
+        .target(
+            name: "CairnServer",
+            dependencies: [
+                "CairnProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/openapi.json")]
+        ),
+        .target(
+            name: "CairnTestSupport",
+            dependencies: [
+                "CairnServer",
+                "CairnProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .executableTarget(
+            name: "cairn",
+            dependencies: [
+                "CairnServer",
+                "CairnProtocol",
+                "CairnTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .testTarget(name: "CairnProtocolTests", dependencies: ["CairnProtocol"]),
+        .testTarget(
+            name: "CairnServerTests",
+            dependencies: ["CairnServer", "CairnProtocol", "CairnTestSupport"]
+        ),
+    ]
+)

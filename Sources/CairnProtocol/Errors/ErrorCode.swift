@@ -1,0 +1,58 @@
+/// A stable, machine-readable error code shared by the server's wire errors and the SDK's errors.
+///
+/// New codes can be added without breaking anyone: compare against the static members.
+///
+/// ```swift
+/// if error.code == .conflict { ... }
+/// ```
+public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    /// The request body is not valid JSON, or a query parameter cannot be read.
+    public static let badRequest: ErrorCode = "bad_request"
+    /// No token, or a bad, expired or revoked token.
+    public static let unauthorized: ErrorCode = "unauthorized"
+    /// Wrong username or password.
+    public static let invalidCredentials: ErrorCode = "invalid_credentials"
+    /// The caller's role does not allow this.
+    public static let forbidden: ErrorCode = "forbidden"
+    /// No such route, project, collection, record or file (or the caller may not know of it).
+    public static let notFound: ErrorCode = "not_found"
+    /// The HTTP method is not supported on this path.
+    public static let methodNotAllowed: ErrorCode = "method_not_allowed"
+    /// The record changed since the base version and the policy refused the change.
+    public static let conflict: ErrorCode = "conflict"
+    /// A schema change that drops or retypes a field.
+    public static let incompatibleSchema: ErrorCode = "incompatible_schema"
+    /// The cursor is older than the tombstone retention horizon: pull a fresh snapshot.
+    public static let cursorExpired: ErrorCode = "cursor_expired"
+    /// The body is larger than allowed, or a batch has too many operations.
+    public static let payloadTooLarge: ErrorCode = "payload_too_large"
+    /// The input has the wrong shape or a value does not fit the schema.
+    public static let validationFailed: ErrorCode = "validation_failed"
+    /// Too many requests (or failed logins); retry later.
+    public static let rateLimited: ErrorCode = "rate_limited"
+    /// An `opId` was reused for a different operation.
+    public static let idempotencyMismatch: ErrorCode = "idempotency_mismatch"
+    /// An atomic batch was rolled back because another of its operations failed.
+    public static let batchAborted: ErrorCode = "batch_aborted"
+    /// The thing already exists (a user, a project).
+    public static let alreadyExists: ErrorCode = "already_exists"
+    /// The server failed; retrying may help.
+    public static let internalError: ErrorCode = "internal_error"
+    /// The server is not available right now; retrying may help.
+    public static let unavailable: ErrorCode = "unavailable"
+}

@@ -1,0 +1,65 @@
+/// A comparison of a filter condition.
+public enum FilterOperator: String, Codable, Sendable, CaseIterable {
+    case eq, ne, lt, lte, gt, gte, `in`, like, contains, exists
+}
+
+/// PROTOCOL.md's filter language, used by pulls' `where` on the server and by local queries in the SDK.
+///
+/// ```swift
+/// let filter: Filter = .and([
+///     .condition("done", .eq, false),
+///     .or([.condition("title", .like, "%milk%"), .condition("due", .lt, "2026-12-01T00:00:00Z")])])
+/// ```
+public indirect enum Filter: Sendable, Hashable {
+    /// Matches when every filter matches; `and([])` matches everything.
+    case and([Filter])
+    /// Matches when any filter matches; `or([])` matches nothing.
+    case or([Filter])
+    /// Compares one field with a value.
+    case condition(field: String, op: FilterOperator, value: JSONValue)
+
+    /// A condition on `field`.
+    public static func condition(_ field: String, _ op: FilterOperator, _ value: JSONValue) -> Filter {
+        .condition(field: field, op: op, value: value)
+    }
+}
+
+extension Filter: Codable {
+    enum CodingKeys: String, CodingKey { case and, or, field, op, value }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let keys = Set(container.allKeys.map(\.stringValue))
+        if keys == ["and"] {
+            self = .and(try container.decode([Filter].self, forKey: .and))
+        } else if keys == ["or"] {
+            self = .or(try container.decode([Filter].self, forKey: .or))
+        } else if keys == ["field", "op", "value"] || keys == ["field", "op"] {
+            let op = try container.decode(String.self, forKey: .op)
+            guard let filterOperator = FilterOperator(rawValue: op) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .op, in: container,
+                    debugDescription: "unknown op \"\(op)\"; use one of \(FilterOperator.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            self = .condition(
+                field: try container.decode(String.self, forKey: .field), op: filterOperator,
+                value: try container.decodeIfPresent(JSONValue.self, forKey: .value) ?? .null)
+        } else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath,
+                      debugDescription: "a filter is {\"and\": [...]}, {\"or\": [...]} or {\"field\", \"op\", \"value\"}"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .and(let filters): try container.encode(filters, forKey: .and)
+        case .or(let filters): try container.encode(filters, forKey: .or)
+        case .condition(let field, let op, let value):
+            try container.encode(field, forKey: .field)
+            try container.encode(op, forKey: .op)
+            try container.encode(value, forKey: .value)
+        }
+    }
+}

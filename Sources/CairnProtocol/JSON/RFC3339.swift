@@ -1,0 +1,93 @@
+import Foundation
+
+/// RFC 3339 date-times as Cairn writes and reads them: UTC, with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
+/// Reading also accepts offsets and any number of fractional digits.
+public enum RFC3339 {
+    /// Formats `date` in UTC with milliseconds.
+    public static func string(from date: Date) -> String {
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let wholeSeconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
+        var time = time_t(wholeSeconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        let ms = Int(millis - wholeSeconds * 1000)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), ms)
+    }
+
+    /// Parses an RFC 3339 date-time (`Z` or `±hh:mm` offset, optional fraction); `nil` if it is not one.
+    public static func date(from text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20 else { return nil }
+        func number(_ start: Int, _ count: Int) -> Int? {
+            var value = 0
+            for index in start..<(start + count) {
+                let byte = bytes[index]
+                guard byte >= 48 && byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        guard let year = number(0, 4), bytes[4] == 45, let month = number(5, 2), bytes[7] == 45,
+            let day = number(8, 2), bytes[10] == 84 || bytes[10] == 116 || bytes[10] == 32,
+            let hour = number(11, 2), bytes[13] == 58, let minute = number(14, 2), bytes[16] == 58,
+            let second = number(17, 2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if index < bytes.count, bytes[index] == 46 {
+            index += 1
+            var scale = 0.1
+            let start = index
+            while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
+                fraction += Double(bytes[index] - 48) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+        }
+        guard index < bytes.count else { return nil }
+        var offsetSeconds = 0
+        switch bytes[index] {
+        case 90, 122:
+            index += 1
+        case 43, 45:
+            guard index + 6 == bytes.count, let oh = number(index + 1, 2), bytes[index + 3] == 58,
+                let om = number(index + 4, 2), oh < 24, om < 60
+            else { return nil }
+            offsetSeconds = (oh * 3600 + om * 60) * (bytes[index] == 45 ? -1 : 1)
+            index += 6
+        default:
+            return nil
+        }
+        guard index == bytes.count else { return nil }
+        var days = daysFromCivil(year: year, month: month, day: day)
+        guard day <= daysInMonth(year: year, month: month) else { return nil }
+        days *= 86400
+        let seconds = Double(days + hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    /// True when `text` is a valid RFC 3339 date-time.
+    public static func isValid(_ text: String) -> Bool { date(from: text) != nil }
+
+    private static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// One entry of a changes page: a record's latest state, a tombstone, or a `gone` marker for a record
+/// that changed but no longer matches the pull's `where` filter.
+public struct Change: Codable, Sendable, Hashable {
+    /// The record's id.
+    public var id: String
+    /// The version of this change.
+    public var version: Int64
+    /// When the change was committed (absent on `gone` markers).
+    public var updatedAt: Date?
+    /// Who committed it.
+    public var updatedBy: String?
+    /// True when the record was deleted.
+    public var deleted: Bool
+    /// True when the record still exists but left the pull's filter.
+    public var gone: Bool
+    /// The record's data for a live record.
+    public var data: [String: JSONValue]?
+
+    public init(
+        id: String, version: Int64, updatedAt: Date? = nil, updatedBy: String? = nil, deleted: Bool = false,
+        gone: Bool = false, data: [String: JSONValue]? = nil
+    ) {
+        self.id = id
+        self.version = version
+        self.updatedAt = updatedAt
+        self.updatedBy = updatedBy
+        self.deleted = deleted
+        self.gone = gone
+        self.data = data
+    }
+
+    enum CodingKeys: String, CodingKey { case id, version, updatedAt, updatedBy, deleted, gone, data }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        version = try container.decode(Int64.self, forKey: .version)
+        updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt)
+        updatedBy = try container.decodeIfPresent(String.self, forKey: .updatedBy)
+        deleted = try container.decodeIfPresent(Bool.self, forKey: .deleted) ?? false
+        gone = try container.decodeIfPresent(Bool.self, forKey: .gone) ?? false
+        data = try container.decodeIfPresent([String: JSONValue].self, forKey: .data)
+    }
+
+    /// The live record this change carries, or `nil` for tombstones and `gone` markers.
+    public var record: Record? {
+        guard !deleted, !gone, let data else { return nil }
+        return Record(id: id, version: version, updatedAt: updatedAt, updatedBy: updatedBy, data: data)
+    }
+}
+
+/// A page of the changes feed: `GET .../collections/{collection}/changes`.
+public struct ChangesPage: Codable, Sendable {
+    /// The changes, in version order, at most one per id.
+    public var changes: [Change]
+    /// The opaque cursor to pass as `since` on the next call.
+    public var cursor: String
+    /// True when more changes wait after `cursor`.
+    public var hasMore: Bool
+    /// The schema version the server held when it answered.
+    public var schemaVersion: String
+
+    public init(changes: [Change], cursor: String, hasMore: Bool, schemaVersion: String) {
+        self.changes = changes
+        self.cursor = cursor
+        self.hasMore = hasMore
+        self.schemaVersion = schemaVersion
+    }
+}

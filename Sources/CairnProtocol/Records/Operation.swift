@@ -1,0 +1,75 @@
+import Foundation
+
+/// What an ``Operation`` does to its record.
+public enum OperationKind: String, Codable, Sendable, CaseIterable {
+    /// Creates the record; a `conflict` if the id already holds a live record.
+    case create
+    /// Replaces the record's data as a whole.
+    case update
+    /// Applies a JSON Merge Patch (RFC 7396) to the record's data.
+    case patch
+    /// Deletes the record, leaving a tombstone.
+    case delete
+}
+
+/// One write in a batch.
+///
+/// ```swift
+/// let op = Operation(opId: UUID().uuidString, collection: "notes", id: "n-2", op: .patch,
+///                    baseVersion: 1040, data: ["done": true])
+/// ```
+public struct Operation: Codable, Sendable, Hashable {
+    /// The idempotency key: the same `opId` is applied at most once.
+    public var opId: String
+    /// The collection the record belongs to.
+    public var collection: String
+    /// The record's id.
+    public var id: String
+    /// What to do.
+    public var op: OperationKind
+    /// The record version the change was made on; `nil` applies unconditionally.
+    public var baseVersion: Int64?
+    /// The record data (`create`, `update`) or merge patch (`patch`); `nil` for `delete`.
+    public var data: [String: JSONValue]?
+
+    public init(
+        opId: String, collection: String, id: String, op: OperationKind, baseVersion: Int64? = nil,
+        data: [String: JSONValue]? = nil
+    ) {
+        self.opId = opId
+        self.collection = collection
+        self.id = id
+        self.op = op
+        self.baseVersion = baseVersion
+        self.data = data
+    }
+
+    /// Canonical JSON of everything but `opId`: two sends of the same operation give the same text.
+    public var fingerprintText: String {
+        var object: [String: JSONValue] = ["collection": .string(collection), "id": .string(id), "op": .string(op.rawValue)]
+        if let baseVersion { object["baseVersion"] = .integer(baseVersion) }
+        if let data { object["data"] = .object(data) }
+        return JSONValue.object(object).jsonText()
+    }
+}
+
+/// The body of `POST /v1/projects/{project}/batch`.
+public struct BatchRequest: Codable, Sendable {
+    /// When true, all operations apply in one transaction or none do.
+    public var atomic: Bool
+    /// The operations, applied in order.
+    public var operations: [Operation]
+
+    public init(atomic: Bool = false, operations: [Operation]) {
+        self.atomic = atomic
+        self.operations = operations
+    }
+
+    enum CodingKeys: String, CodingKey { case atomic, operations }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        atomic = try container.decodeIfPresent(Bool.self, forKey: .atomic) ?? false
+        operations = try container.decode([Operation].self, forKey: .operations)
+    }
+}

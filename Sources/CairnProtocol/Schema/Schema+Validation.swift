@@ -1,0 +1,106 @@
+extension Schema {
+    /// Checks names, duplicates, index fields; throws `validation_failed` naming the problem.
+    public func validate() throws(ErrorBody) {
+        var seen = Set<String>()
+        for collection in collections {
+            guard Names.isValidCollectionName(collection.name) else {
+                throw .validation("collection name \"\(collection.name)\" must match ^[a-z][a-z0-9_]{0,62}$ and not start with cairn_", field: "collections")
+            }
+            guard seen.insert(collection.name).inserted else {
+                throw .validation("collection \"\(collection.name)\" is listed twice", field: "collections")
+            }
+            var fieldNames = Set<String>()
+            for field in collection.fields {
+                guard Names.isValidFieldName(field.name) else {
+                    throw .validation("field name \"\(collection.name).\(field.name)\" is not allowed (letters, digits and _, not id/version/deleted)", field: field.name)
+                }
+                guard fieldNames.insert(field.name).inserted else {
+                    throw .validation("field \"\(collection.name).\(field.name)\" is listed twice", field: field.name)
+                }
+            }
+            for index in collection.indexes {
+                guard !index.isEmpty else { throw .validation("an index of \"\(collection.name)\" lists no fields", field: "indexes") }
+                for name in index where !fieldNames.contains(name) {
+                    throw .validation("index field \"\(collection.name).\(name)\" is not a field of the collection", field: name)
+                }
+            }
+        }
+    }
+
+    /// Checks that `newSchema` only adds to this one (collections, fields, indexes); a dropped or retyped
+    /// field, a dropped collection or a changed conflict policy throws `incompatible_schema`.
+    public func checkAdditive(_ newSchema: Schema) throws(ErrorBody) {
+        for old in collections {
+            guard let new = newSchema.collection(named: old.name) else {
+                throw ErrorBody(code: .incompatibleSchema, message: "collection \"\(old.name)\" cannot be dropped",
+                                details: ["collection": .string(old.name)])
+            }
+            for field in old.fields {
+                guard let newField = new.field(named: field.name) else {
+                    throw ErrorBody(code: .incompatibleSchema, message: "field \"\(old.name).\(field.name)\" cannot be dropped",
+                                    details: ["collection": .string(old.name), "field": .string(field.name)])
+                }
+                guard newField.type == field.type else {
+                    throw ErrorBody(code: .incompatibleSchema,
+                                    message: "field \"\(old.name).\(field.name)\" cannot change type from \(field.type.rawValue) to \(newField.type.rawValue)",
+                                    details: ["collection": .string(old.name), "field": .string(field.name)])
+                }
+            }
+            for index in old.indexes where !new.indexes.contains(index) {
+                throw ErrorBody(code: .incompatibleSchema, message: "index \(index) of \"\(old.name)\" cannot be dropped",
+                                details: ["collection": .string(old.name)])
+            }
+            guard new.conflictPolicy == old.conflictPolicy else {
+                throw ErrorBody(code: .incompatibleSchema, message: "the conflict policy of \"\(old.name)\" cannot change",
+                                details: ["collection": .string(old.name)])
+            }
+        }
+    }
+}
+
+extension CollectionSchema {
+    /// Checks record data against the declared field types; undeclared fields pass, `null` always passes.
+    public func validate(data: [String: JSONValue]) throws(ErrorBody) {
+        for field in fields {
+            guard let value = data[field.name], !value.isNull else { continue }
+            guard field.type.accepts(value) else {
+                throw .validation("field \"\(field.name)\" of \(name) must be \(field.type.article), not \(value.kindName)", field: field.name)
+            }
+        }
+    }
+}
+
+extension FieldType {
+    /// True when `value` (not null) fits this type.
+    public func accepts(_ value: JSONValue) -> Bool {
+        switch (self, value) {
+        case (.json, _): return true
+        case (.string, .string), (.boolean, .bool), (.number, .integer), (.number, .number): return true
+        case (.integer, .integer): return true
+        case (.integer, .number(let double)): return double.rounded() == double
+        case (.datetime, .string(let text)): return RFC3339.isValid(text)
+        case (.file, .string(let id)): return Names.isValidID(id)
+        default: return false
+        }
+    }
+
+    /// The type's name with an article, for messages: "a string", "an integer".
+    public var article: String {
+        switch self {
+        case .string: return "a string"
+        case .integer: return "an integer"
+        case .number: return "a number"
+        case .boolean: return "a boolean"
+        case .datetime: return "an RFC 3339 date-time string"
+        case .json: return "any JSON value"
+        case .file: return "a file id"
+        }
+    }
+}
+
+extension ErrorBody {
+    /// A `validation_failed` error naming `field`.
+    public static func validation(_ message: String, field: String? = nil) -> ErrorBody {
+        ErrorBody(code: .validationFailed, message: message, details: field.map { ["field": .string($0)] })
+    }
+}

@@ -1,0 +1,102 @@
+/// The type of a schema field.
+public enum FieldType: String, Codable, Sendable, CaseIterable {
+    case string, integer, number, boolean, datetime, json, file
+}
+
+/// How the server settles a write made on a stale `baseVersion`.
+public enum ConflictPolicy: String, Codable, Sendable, CaseIterable {
+    /// Refuse the write and answer `conflict` with the current state (the default).
+    case reject
+    /// Apply when none of the fields the write touches changed after `baseVersion`.
+    case mergeFields = "merge-fields"
+    /// Apply regardless.
+    case lastWriterWins = "last-writer-wins"
+}
+
+/// One field of a collection.
+public struct FieldSchema: Codable, Sendable, Hashable {
+    /// The field's name, also its column name in local stores.
+    public var name: String
+    /// The field's type.
+    public var type: FieldType
+
+    public init(name: String, type: FieldType) {
+        self.name = name
+        self.type = type
+    }
+}
+
+/// One collection of a project: its fields, indexes and conflict policy.
+public struct CollectionSchema: Codable, Sendable, Hashable {
+    /// The collection's name.
+    public var name: String
+    /// The declared fields. Records may hold other fields; those sync but are not columns or filterable.
+    public var fields: [FieldSchema]
+    /// Indexes, each a list of field names.
+    public var indexes: [[String]]
+    /// How conflicting writes are settled.
+    public var conflictPolicy: ConflictPolicy
+
+    public init(name: String, fields: [FieldSchema], indexes: [[String]] = [], conflictPolicy: ConflictPolicy = .reject) {
+        self.name = name
+        self.fields = fields
+        self.indexes = indexes
+        self.conflictPolicy = conflictPolicy
+    }
+
+    enum CodingKeys: String, CodingKey { case name, fields, indexes, conflictPolicy }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        fields = try container.decodeIfPresent([FieldSchema].self, forKey: .fields) ?? []
+        indexes = try container.decodeIfPresent([[String]].self, forKey: .indexes) ?? []
+        conflictPolicy = try container.decodeIfPresent(ConflictPolicy.self, forKey: .conflictPolicy) ?? .reject
+    }
+
+    /// The field named `name`, if declared.
+    public func field(named name: String) -> FieldSchema? { fields.first { $0.name == name } }
+}
+
+/// A project's schema.
+///
+/// ```swift
+/// let schema = Schema(collections: [
+///     CollectionSchema(name: "notes", fields: [FieldSchema(name: "title", type: .string)],
+///                      conflictPolicy: .mergeFields)])
+/// ```
+public struct Schema: Codable, Sendable, Hashable {
+    /// A digest of the canonical schema, set by the server; empty in a schema a client sends.
+    public var version: String
+    /// The collections.
+    public var collections: [CollectionSchema]
+
+    public init(version: String = "", collections: [CollectionSchema]) {
+        self.version = version
+        self.collections = collections
+    }
+
+    enum CodingKeys: String, CodingKey { case version, collections }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decodeIfPresent(String.self, forKey: .version) ?? ""
+        collections = try container.decodeIfPresent([CollectionSchema].self, forKey: .collections) ?? []
+    }
+
+    /// The collection named `name`, if any.
+    public func collection(named name: String) -> CollectionSchema? { collections.first { $0.name == name } }
+
+    /// The schema as canonical JSON text without its version: the input of the version digest.
+    public var canonicalText: String {
+        let collectionsValue = collections.sorted { $0.name < $1.name }.map { collection -> JSONValue in
+            .object([
+                "name": .string(collection.name),
+                "fields": .array(collection.fields.map { .object(["name": .string($0.name), "type": .string($0.type.rawValue)]) }),
+                "indexes": .array(collection.indexes.map { .array($0.map { .string($0) }) }),
+                "conflictPolicy": .string(collection.conflictPolicy.rawValue),
+            ])
+        }
+        return JSONValue.object(["collections": .array(collectionsValue)]).jsonText()
+    }
+}

@@ -1,0 +1,18 @@
+import Hummingbird
+import Logging
+
+/// The per-request state routes share: the request id, and the caller once authenticated.
+public struct CairnRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The request id: the caller's `X-Request-ID` when it sent a usable one, else a new one.
+    public var requestID: String = ""
+    /// The signed-in user, set by ``CairnRequestContext/requireUser(_:)``.
+    public var userName: String?
+
+    public init(source: Source) {
+        self.coreContext = .init(source: source)
+    }
+
+    /// Bodies are read by ``Request/decodeBody(_:context:limit:)`` with their own limits.
+    public var maxUploadSize: Int { 16 * 1024 * 1024 }
+}

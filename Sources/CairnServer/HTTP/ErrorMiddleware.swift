@@ -1,0 +1,73 @@
+import CairnProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Renders every error as PROTOCOL.md's JSON error body. Bad input never becomes a 500: only errors the server
+/// did not expect do, and those are logged without request data.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = CairnRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let apiError = Self.apiError(for: error, request: request)
+            if apiError.status.code >= 500 {
+                context.logger.error("request failed", metadata: ["error": .string(String(describing: type(of: error)))])
+            }
+            return try apiError.response(from: request, context: context)
+        }
+    }
+
+    static func apiError(for error: any Error, request: Request) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as ErrorBody:
+            return APIError.from(error)
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound:
+                return APIError(.notFound, .notFound, "No route for \(request.method.rawValue) \(request.uri.path)")
+            case .methodNotAllowed:
+                return APIError(.methodNotAllowed, .methodNotAllowed, "\(request.method.rawValue) is not supported here")
+            case .contentTooLarge:
+                return .tooLarge("The request body is too large")
+            case .unauthorized:
+                return .unauthorized()
+            default:
+                return error.status.code < 500
+                    ? APIError(error.status, .badRequest, error.body ?? "The request could not be read")
+                    : APIError(.internalServerError, .internalError, "The server failed. Retry later.")
+            }
+        case is NIOTooManyBytesError:
+            return .tooLarge("The request body is too large")
+        case let error as JSONParseError:
+            return .badRequest("The body is not valid JSON: \(error)")
+        case let error as DecodingError:
+            return describe(error)
+        default:
+            return APIError(.internalServerError, .internalError, "The server failed. Retry later.")
+        }
+    }
+
+    /// A `validation_failed` error that names where the body's shape was wrong (never the values).
+    static func describe(_ error: DecodingError) -> APIError {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "body" : text)
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let field = path(context.codingPath + [key])
+            return .validation("\(field) is missing", field: field)
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            let field = path(context.codingPath)
+            return .validation("\(field): \(context.debugDescription)", field: field)
+        @unknown default:
+            return .validation("The body has the wrong shape")
+        }
+    }
+}
