@@ -39,7 +39,8 @@ extension JSONValue {
         Data(jsonText(sortedKeys: sortedKeys).utf8)
     }
 
-    func write(to output: inout String, sortedKeys: Bool) {
+    /// Appends this value's compact JSON text to `output`.
+    public func write(to output: inout String, sortedKeys: Bool = true) {
         switch self {
         case .null: output += "null"
         case .bool(let bool): output += bool ? "true" : "false"

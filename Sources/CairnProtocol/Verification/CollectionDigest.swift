@@ -1,0 +1,46 @@
+import Crypto
+import Foundation
+
+/// A digest of a collection's live records, computed the same way by client and server over their
+/// `(id, version)` pairs: equal digests prove two replicas hold the same record states.
+///
+/// The digest is the SHA-256, in lowercase hex, of one line `id<TAB>version<LF>` per live record in ascending
+/// byte order of `id`.
+///
+/// ```swift
+/// let digest = CollectionDigest(pairs: [("n-1", 4), ("n-2", 7)])
+/// digest.value  // "5c1f..."
+/// ```
+public struct CollectionDigest: Sendable, Hashable {
+    /// How many live records.
+    public var count: Int
+    /// The hex SHA-256.
+    public var value: String
+
+    /// The digest of `pairs`, which need not be sorted.
+    public init(pairs: [(String, Int64)]) {
+        var hasher = SHA256()
+        let sorted = pairs.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        for (id, version) in sorted {
+            hasher.update(data: Data("\(id)\t\(version)\n".utf8))
+        }
+        count = pairs.count
+        value = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// The answer of `GET /v1/projects/{project}/collections/{collection}/digest`.
+public struct DigestResponse: Codable, Sendable, Hashable {
+    /// A cursor at the version the digest was taken at: pull up to it before comparing.
+    public var cursor: String
+    /// How many live records.
+    public var count: Int
+    /// The hex SHA-256 of the sorted `(id, version)` lines.
+    public var digest: String
+
+    public init(cursor: String, count: Int, digest: String) {
+        self.cursor = cursor
+        self.count = count
+        self.digest = digest
+    }
+}

@@ -1,0 +1,44 @@
+import CairnProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension SyncServer {
+    /// `GET .../events`: Server-Sent Events, one `data:` line per collection change, comments as heartbeats.
+    func addEventRoutes(to project: RouterGroup<CairnRequestContext>) {
+        project.get("events") { request, context in
+            let access = try await self.access(request, context, minimum: .reader)
+            let stream = await self.notifier.subscribe(project: access.project)
+            let heartbeat = self.configuration.eventsHeartbeat
+            let body = ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    let (ticks, tick) = AsyncStream<ByteBuffer>.makeStream()
+                    group.addTask {
+                        for await notice in stream {
+                            let json = (try? CairnJSON.encode(notice)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                            tick.yield(ByteBuffer(string: "event: change\ndata: \(json)\n\n"))
+                        }
+                        tick.finish()
+                    }
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try await Task.sleep(for: .seconds(heartbeat))
+                            tick.yield(ByteBuffer(string: ": keep-alive\n\n"))
+                        }
+                    }
+                    for await buffer in ticks {
+                        try await writer.write(buffer)
+                    }
+                    group.cancelAll()
+                }
+                try await writer.finish(nil)
+            }
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                body: body)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import CairnProtocol
+import Foundation
+
+/// Manages a server's accounts, projects, members and schemas directly in its storage, with no server running:
+/// what `cairn admin` does. The HTTP schema route uses the same ``ServerAdmin/setSchema(project:_:)``.
+///
+/// ```swift
+/// let admin = ServerAdmin(storage: try SQLiteStorage(path: path))
+/// try await admin.addProject("field")
+/// try await admin.addUser("alice", password: "s3cret-pass")
+/// try await admin.grant(user: "alice", project: "field", role: .writer)
+/// ```
+public struct ServerAdmin: Sendable {
+    public let storage: any ServerStorage
+    let hasher: PasswordHasher
+    let clock: any WallClock
+
+    public init(storage: any ServerStorage, bcryptCost: UInt8 = 10, clock: any WallClock = SystemWallClock()) {
+        self.storage = storage
+        self.hasher = PasswordHasher(cost: bcryptCost)
+        self.clock = clock
+    }
+
+    /// Creates a project with an empty schema.
+    public func addProject(_ name: String) async throws {
+        guard Names.isValidProjectName(name) else {
+            throw ErrorBody.validation("project name \"\(name)\" must match ^[a-z][a-z0-9_]{0,62}$", field: "name")
+        }
+        try await storage.createProject(name: name, now: clock.now())
+    }
+
+    /// Creates a user with a password (at least 8 characters).
+    public func addUser(_ name: String, password: String) async throws {
+        guard Names.isValidID(name) else {
+            throw ErrorBody.validation("user name \"\(name)\" must be 1-128 characters of [A-Za-z0-9_.:-]", field: "name")
+        }
+        try Self.checkPassword(password)
+        try await storage.createUser(name: name, passwordHash: hasher.hash(password))
+    }
+
+    /// Replaces a user's password.
+    public func setPassword(_ name: String, password: String) async throws {
+        try Self.checkPassword(password)
+        try await storage.setPasswordHash(user: name, passwordHash: hasher.hash(password))
+    }
+
+    /// Gives a user a role in a project.
+    public func grant(user: String, project: String, role: Role) async throws {
+        try await storage.grant(user: user, project: project, role: role)
+    }
+
+    /// Replaces a project's schema with `schema` when it only adds to the current one; returns the stored schema
+    /// with its new version. Throws `validation_failed`, `incompatible_schema` or `not_found`.
+    @discardableResult
+    public func setSchema(project: String, _ schema: Schema) async throws -> Schema {
+        try schema.validate()
+        guard let current = try await storage.schema(project: project) else {
+            throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
+        }
+        try current.checkAdditive(schema)
+        let stamped = SchemaVersioning.stamped(schema)
+        if stamped.version != current.version {
+            try await storage.setSchema(project: project, schema: stamped)
+        }
+        return stamped
+    }
+
+    static func checkPassword(_ password: String) throws {
+        guard password.count >= 8, password.utf8.count <= 72 else {
+            throw ErrorBody.validation("a password needs 8 to 72 bytes", field: "password")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// How a Cairn server runs. Every value has a default fit for production on one machine.
+///
+/// ```swift
+/// var configuration = ServerConfiguration(dataDirectory: URL(filePath: "./cairn-data"))
+/// configuration.port = 8080
+/// ```
+public struct ServerConfiguration: Sendable {
+    /// Where the database (and, later, files) live.
+    public var dataDirectory: URL
+    /// The address to listen on.
+    public var host: String = "127.0.0.1"
+    /// The port to listen on; 0 picks a free one.
+    public var port: Int = 8080
+    /// Lifetime of access tokens (default 15 minutes).
+    public var accessTokenLifetime: TimeInterval = 15 * 60
+    /// Lifetime of refresh tokens (default 30 days).
+    public var refreshTokenLifetime: TimeInterval = 30 * 24 * 3600
+    /// How long tombstones are kept before they are purged (default 30 days); older cursors get `410 cursor_expired`.
+    public var tombstoneRetention: TimeInterval = 30 * 24 * 3600
+    /// How long operation results are remembered for idempotent replay (default 7 days; at least 24 hours).
+    public var operationRetention: TimeInterval = 7 * 24 * 3600
+    /// How often the purge runs (default hourly); 0 turns the timer off.
+    public var purgeInterval: TimeInterval = 3600
+    /// The bcrypt cost for new password hashes.
+    public var bcryptCost: UInt8 = 10
+    /// Failed logins per username allowed within `loginFailureWindow` before further attempts get `429`.
+    public var maximumLoginFailures: Int = 5
+    /// The window of `maximumLoginFailures`, in seconds.
+    public var loginFailureWindow: TimeInterval = 300
+    /// Largest batch body, in bytes.
+    public var maximumBatchBytes: Int = 10 * 1024 * 1024
+    /// Most operations per batch.
+    public var maximumBatchOperations: Int = 1000
+    /// Seconds between keep-alive comments on live-notice streams.
+    public var eventsHeartbeat: TimeInterval = 15
+
+    public init(dataDirectory: URL) { self.dataDirectory = dataDirectory }
+
+    /// The SQLite database file inside the data directory.
+    public var databasePath: String { dataDirectory.appendingPathComponent("cairn.sqlite").path }
+}

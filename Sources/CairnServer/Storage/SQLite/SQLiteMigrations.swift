@@ -1,0 +1,81 @@
+import GRDB
+
+/// The versioned migrations of the server's own tables. Append new migrations; never edit a shipped one.
+enum SQLiteMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-accounts-projects-records") { db in
+            try db.execute(sql: """
+                CREATE TABLE users (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    password_hash TEXT NOT NULL,
+                    created_at REAL NOT NULL DEFAULT (unixepoch('now'))
+                );
+                CREATE TABLE tokens (
+                    hash TEXT PRIMARY KEY NOT NULL,
+                    kind TEXT NOT NULL,
+                    user TEXT NOT NULL REFERENCES users(name) ON DELETE CASCADE,
+                    family TEXT NOT NULL,
+                    expires_at REAL NOT NULL,
+                    revoked INTEGER NOT NULL DEFAULT 0,
+                    used INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX tokens_family ON tokens(family);
+                CREATE INDEX tokens_expiry ON tokens(expires_at);
+                CREATE TABLE projects (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    schema_json TEXT NOT NULL,
+                    head_version INTEGER NOT NULL DEFAULT 0,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE members (
+                    project TEXT NOT NULL REFERENCES projects(name) ON DELETE CASCADE,
+                    user TEXT NOT NULL REFERENCES users(name) ON DELETE CASCADE,
+                    role TEXT NOT NULL,
+                    PRIMARY KEY (project, user)
+                );
+                CREATE TABLE records (
+                    project TEXT NOT NULL,
+                    collection TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    updated_at TEXT NOT NULL,
+                    updated_by TEXT NOT NULL,
+                    changed_at REAL NOT NULL,
+                    deleted INTEGER NOT NULL DEFAULT 0,
+                    data TEXT NOT NULL,
+                    field_versions TEXT NOT NULL,
+                    PRIMARY KEY (project, collection, id)
+                ) WITHOUT ROWID;
+                CREATE UNIQUE INDEX records_feed ON records(project, collection, version);
+                CREATE INDEX records_tombstones ON records(deleted, changed_at) WHERE deleted = 1;
+                CREATE TABLE collection_state (
+                    project TEXT NOT NULL,
+                    collection TEXT NOT NULL,
+                    purged_through INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (project, collection)
+                );
+                CREATE TABLE operations (
+                    project TEXT NOT NULL,
+                    op_id TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    result TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (project, op_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX operations_age ON operations(created_at);
+                CREATE TABLE clients (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    project TEXT NOT NULL,
+                    user TEXT NOT NULL,
+                    device TEXT,
+                    app TEXT,
+                    created_at REAL NOT NULL,
+                    last_pulled_version INTEGER NOT NULL DEFAULT 0,
+                    last_seen REAL NOT NULL
+                );
+                """)
+        }
+        return migrator
+    }
+}

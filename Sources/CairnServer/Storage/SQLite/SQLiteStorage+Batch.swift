@@ -1,0 +1,107 @@
+import CairnProtocol
+import Foundation
+import GRDB
+
+extension SQLiteStorage {
+    public func applyBatch(project: String, batch: BatchRequest, schema: Schema, user: String, now: Date) async throws -> BatchOutcome {
+        let updatedAt = RFC3339.string(from: now)
+        let fingerprints = batch.operations.map { SchemaVersioning.digest($0.fingerprintText) }
+        return try await pool.writeWithoutTransaction { db in
+            var outcome = BatchOutcome(results: [], changedCollections: [:])
+            try db.inTransaction(.immediate) {
+                var head = try Int64.fetchOne(db, sql: "SELECT head_version FROM projects WHERE name = ?", arguments: [project]) ?? 0
+                let startHead = head
+                var results: [OperationResult] = []
+                results.reserveCapacity(batch.operations.count)
+                var changed: [String: Int64] = [:]
+                let findOperation = try db.cachedStatement(sql: "SELECT fingerprint, result FROM operations WHERE project = ? AND op_id = ?")
+                let saveOperation = try db.cachedStatement(
+                    sql: "INSERT INTO operations (project, op_id, fingerprint, result, created_at) VALUES (?, ?, ?, ?, ?)")
+                let findRecord = try db.cachedStatement(
+                    sql: "SELECT version, updated_at, updated_by, deleted, data, field_versions FROM records WHERE project = ? AND collection = ? AND id = ?")
+                let saveRecord = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO records (project, collection, id, version, updated_at, updated_by, changed_at, deleted, data, field_versions)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (project, collection, id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at,
+                        updated_by = excluded.updated_by, changed_at = excluded.changed_at, deleted = excluded.deleted,
+                        data = excluded.data, field_versions = excluded.field_versions
+                        """)
+
+                for (index, operation) in batch.operations.enumerated() {
+                    if let stored = try Row.fetchOne(findOperation, arguments: [project, operation.opId]) {
+                        let storedFingerprint: String = stored[0]
+                        if storedFingerprint == fingerprints[index] {
+                            let text: String = stored[1]
+                            results.append(try CairnJSON.decode(OperationResult.self, from: Array(text.utf8)))
+                        } else {
+                            results.append(.rejected(operation.opId, ErrorBody(
+                                code: .idempotencyMismatch,
+                                message: "opId \(operation.opId) was already used for a different operation; use a new opId")))
+                        }
+                        continue
+                    }
+                    let current = try Row.fetchOne(findRecord, arguments: [project, operation.collection, operation.id]).map {
+                        try Self.recordState(id: operation.id, row: $0)
+                    }
+                    let result: OperationResult
+                    switch BatchPlanner.plan(operation, current: current, collection: schema.collection(named: operation.collection)) {
+                    case .write(let data, let deleted):
+                        head += 1
+                        let fieldVersions = BatchPlanner.fieldVersions(previous: current, newData: data, deleted: deleted, version: head)
+                        let record = Record(
+                            id: operation.id, version: head, updatedAt: RFC3339.date(from: updatedAt), updatedBy: user,
+                            deleted: deleted, data: deleted ? [:] : data)
+                        try saveRecord.execute(arguments: [
+                            project, operation.collection, operation.id, head, updatedAt, user, now.epochSeconds, deleted,
+                            JSONValue.object(record.data).jsonText(),
+                            JSONValue.object(fieldVersions.mapValues { .integer($0) }).jsonText(),
+                        ])
+                        changed[operation.collection] = head
+                        result = .applied(operation.opId, record)
+                    case .unchanged(let record):
+                        result = .applied(operation.opId, record)
+                    case .conflict(let record):
+                        result = .conflict(operation.opId, current: record)
+                    case .reject(let error):
+                        result = .rejected(operation.opId, error)
+                    }
+                    try saveOperation.execute(arguments: [
+                        project, operation.opId, fingerprints[index], result.jsonValue.jsonText(), now.epochSeconds,
+                    ])
+                    results.append(result)
+                }
+
+                if batch.atomic, let failed = results.firstIndex(where: { $0.status != .applied }) {
+                    outcome.results = results.map { result in
+                        result.status == .applied
+                            ? .rejected(result.opId, ErrorBody(
+                                code: .batchAborted,
+                                message: "not applied: the atomic batch was rolled back because operation \(failed) (\(results[failed].opId)) failed"))
+                            : result
+                    }
+                    return .rollback
+                }
+                if head != startHead {
+                    try db.execute(sql: "UPDATE projects SET head_version = ? WHERE name = ?", arguments: [head, project])
+                }
+                outcome.results = results
+                outcome.changedCollections = changed
+                return .commit
+            }
+            return outcome
+        }
+    }
+
+    static func recordState(id: String, row: Row) throws -> StoredRecordState {
+        let dataText: String = row["data"]
+        let versionsText: String = row["field_versions"]
+        let data = try JSONValue(parsing: Array(dataText.utf8)).objectValue ?? [:]
+        let versions = (try JSONValue(parsing: Array(versionsText.utf8)).objectValue ?? [:]).compactMapValues(\.integerValue)
+        let updatedAt: String = row["updated_at"]
+        let record = Record(
+            id: id, version: row["version"], updatedAt: RFC3339.date(from: updatedAt), updatedBy: row["updated_by"],
+            deleted: row["deleted"], data: data)
+        return StoredRecordState(record: record, fieldVersions: versions)
+    }
+}

@@ -1,0 +1,67 @@
+import CairnProtocol
+import Foundation
+import GRDB
+
+extension SQLiteStorage {
+    public func createProject(name: String, now: Date) async throws {
+        let empty = Schema(collections: [])
+        let schemaText = try String(decoding: CairnJSON.encode(SchemaVersioning.stamped(empty)), as: UTF8.self)
+        try await pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM projects WHERE name = ?", arguments: [name]) == nil else {
+                throw ErrorBody(code: .alreadyExists, message: "project \"\(name)\" already exists")
+            }
+            try db.execute(
+                sql: "INSERT INTO projects (name, schema_json, created_at) VALUES (?, ?, ?)",
+                arguments: [name, schemaText, now.epochSeconds])
+        }
+    }
+
+    public func projectExists(_ name: String) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM projects WHERE name = ?", arguments: [name]) != nil
+        }
+    }
+
+    public func grant(user: String, project: String, role: Role) async throws {
+        try await pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [user]) != nil else {
+                throw ErrorBody(code: .notFound, message: "user \"\(user)\" does not exist")
+            }
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM projects WHERE name = ?", arguments: [project]) != nil else {
+                throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
+            }
+            try db.execute(
+                sql: "INSERT INTO members (project, user, role) VALUES (?, ?, ?) ON CONFLICT (project, user) DO UPDATE SET role = excluded.role",
+                arguments: [project, user, role.rawValue])
+        }
+    }
+
+    public func role(user: String, project: String) async throws -> Role? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT role FROM members WHERE project = ? AND user = ?", arguments: [project, user])
+                .flatMap(Role.init(rawValue:))
+        }
+    }
+
+    public func memberships(user: String) async throws -> [ProjectMembership] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT project, role FROM members WHERE user = ? ORDER BY project", arguments: [user])
+                .compactMap { row in Role(rawValue: row["role"]).map { ProjectMembership(name: row["project"], role: $0) } }
+        }
+    }
+
+    public func schema(project: String) async throws -> Schema? {
+        let text = try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT schema_json FROM projects WHERE name = ?", arguments: [project])
+        }
+        return try text.map { try CairnJSON.decode(Schema.self, from: Array($0.utf8)) }
+    }
+
+    public func setSchema(project: String, schema: Schema) async throws {
+        let text = String(decoding: try CairnJSON.encode(schema), as: UTF8.self)
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE projects SET schema_json = ? WHERE name = ?", arguments: [text, project])
+            guard db.changesCount == 1 else { throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist") }
+        }
+    }
+}

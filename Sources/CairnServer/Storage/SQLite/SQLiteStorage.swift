@@ -1,0 +1,47 @@
+import CairnProtocol
+import Foundation
+import GRDB
+
+/// The default backend: one embedded SQLite database (WAL mode) in the data directory.
+///
+/// Writes are serialised by SQLite's single writer, so versions are committed in order and the changes feed is
+/// gap-free; reads run concurrently on WAL snapshots.
+///
+/// ```swift
+/// let storage = try SQLiteStorage(path: dataDirectory.appending(path: "cairn.sqlite").path)
+/// ```
+public final class SQLiteStorage: ServerStorage {
+    let pool: DatabasePool
+
+    /// Opens (creating if needed) the database at `path` and migrates it to the current version.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try SQLiteMigrations.migrator.migrate(pool)
+    }
+
+    /// The schema migrations this database has applied, oldest first.
+    public func appliedMigrations() throws -> [String] {
+        try pool.read { db in try SQLiteMigrations.migrator.appliedMigrations(db) }
+    }
+}
+
+extension SQLArgument {
+    /// The GRDB value of a compiled filter's argument.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: return .null
+        case .integer(let int): return int.databaseValue
+        case .real(let double): return double.databaseValue
+        case .text(let text): return text.databaseValue
+        }
+    }
+}
+
+extension Date {
+    var epochSeconds: Double { timeIntervalSince1970 }
+}
