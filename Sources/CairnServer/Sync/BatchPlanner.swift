@@ -28,7 +28,7 @@ public enum BatchPlan: Sendable, Hashable {
 /// storage backend runs these same rules.
 public enum BatchPlanner {
     /// Decides what `operation` does.
-    public static func plan(_ operation: Operation, current: StoredRecordState?, collection: CollectionSchema?) -> BatchPlan {
+    public static func plan(_ operation: SyncOperation, current: StoredRecordState?, collection: CollectionSchema?) -> BatchPlan {
         guard Names.isValidID(operation.opId) else {
             return .reject(.validation("opId must be 1-128 characters of [A-Za-z0-9_.:-]", field: "opId"))
         }
@@ -78,7 +78,7 @@ public enum BatchPlanner {
 
     /// Whether a write made on a stale `baseVersion` may apply under `policy`.
     static func policyAllows(
-        _ operation: Operation, baseVersion: Int64, current: StoredRecordState, newData: [String: JSONValue], policy: ConflictPolicy
+        _ operation: SyncOperation, baseVersion: Int64, current: StoredRecordState, newData: [String: JSONValue], policy: ConflictPolicy
     ) -> Bool {
         switch policy {
         case .reject: return false

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an ``Operation`` does to its record.
+/// What an ``SyncOperation`` does to its record.
 public enum OperationKind: String, Codable, Sendable, CaseIterable {
     /// Creates the record; a `conflict` if the id already holds a live record.
     case create
@@ -15,10 +15,10 @@ public enum OperationKind: String, Codable, Sendable, CaseIterable {
 /// One write in a batch.
 ///
 /// ```swift
-/// let op = Operation(opId: UUID().uuidString, collection: "notes", id: "n-2", op: .patch,
+/// let op = SyncOperation(opId: UUID().uuidString, collection: "notes", id: "n-2", op: .patch,
 ///                    baseVersion: 1040, data: ["done": true])
 /// ```
-public struct Operation: Codable, Sendable, Hashable {
+public struct SyncOperation: Codable, Sendable, Hashable {
     /// The idempotency key: the same `opId` is applied at most once.
     public var opId: String
     /// The collection the record belongs to.
@@ -58,9 +58,9 @@ public struct BatchRequest: Codable, Sendable {
     /// When true, all operations apply in one transaction or none do.
     public var atomic: Bool
     /// The operations, applied in order.
-    public var operations: [Operation]
+    public var operations: [SyncOperation]
 
-    public init(atomic: Bool = false, operations: [Operation]) {
+    public init(atomic: Bool = false, operations: [SyncOperation]) {
         self.atomic = atomic
         self.operations = operations
     }
@@ -70,6 +70,6 @@ public struct BatchRequest: Codable, Sendable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         atomic = try container.decodeIfPresent(Bool.self, forKey: .atomic) ?? false
-        operations = try container.decode([Operation].self, forKey: .operations)
+        operations = try container.decode([SyncOperation].self, forKey: .operations)
     }
 }
