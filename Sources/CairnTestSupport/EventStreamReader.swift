@@ -1,0 +1,63 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// Reads a Server-Sent Events stream in the background and hands out its `data:` payloads, for tests and tools.
+///
+/// ```swift
+/// let events = try await EventStreamReader.open(url: url, token: token)
+/// let data = try await events.nextData(timeout: .seconds(5))
+/// ```
+public actor EventStreamReader {
+    private var buffer = ""
+    private var payloads: [String] = []
+    private var ended = false
+    private var task: Task<Void, Never>?
+
+    /// Opens the stream and returns once the server answered 200.
+    public static func open(url: URL, token: String) async throws -> EventStreamReader {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Accept", value: "text/event-stream")
+        let response = try await HTTPClient.shared.execute(request, timeout: .hours(1))
+        guard response.status == .ok else { throw URLError(.badServerResponse) }
+        let reader = EventStreamReader()
+        await reader.consume(response.body)
+        return reader
+    }
+
+    private func consume(_ body: HTTPClientResponse.Body) {
+        task = Task {
+            do {
+                for try await chunk in body { self.append(String(buffer: chunk)) }
+            } catch {}
+            self.finish()
+        }
+    }
+
+    private func append(_ text: String) {
+        buffer += text
+        while let end = buffer.range(of: "\n\n") {
+            let event = buffer[..<end.lowerBound]
+            let data = event.split(separator: "\n").filter { $0.hasPrefix("data:") }.map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) }
+            if !data.isEmpty { payloads.append(data.joined(separator: "\n")) }
+            buffer.removeSubrange(..<end.upperBound)
+        }
+    }
+
+    private func finish() { ended = true }
+
+    /// The next event's `data:` payload; throws when the stream ends or `timeout` passes first.
+    public func nextData(timeout: Duration) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while payloads.isEmpty {
+            guard !ended else { throw URLError(.networkConnectionLost) }
+            guard ContinuousClock.now < deadline else { throw URLError(.timedOut) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return payloads.removeFirst()
+    }
+
+    /// Closes the stream.
+    public func close() { task?.cancel() }
+}
