@@ -1,0 +1,14 @@
+import ArgumentParser
+
+/// The `cairn` tool: run a server, manage its data, sync a local store, and see the whole story in a demo.
+@main
+struct CairnCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cairn",
+        abstract: "Cairn: offline-first data sync for Swift apps, with a server you run yourself.",
+        discussion: """
+            Start with `cairn demo` to watch two offline clients write, sync, conflict and converge.
+            Run a server with `cairn serve --data ./cairn-data`, and set it up with `cairn admin`.
+            """,
+        subcommands: [ServeCommand.self, AdminCommand.self, DemoCommand.self, BenchCommand.self])
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import CairnProtocol
+import CairnServer
+import Foundation
+
+struct AdminOptions: ParsableArguments {
+    @Option(name: .long, help: "The server's data directory.")
+    var data: String = "./cairn-data"
+
+    /// Opens the data directory's database (creating it if needed).
+    func admin() throws -> ServerAdmin {
+        let directory = URL(fileURLWithPath: data)
+        return try CLIError.wrap("cannot open the data directory \(data)") {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let configuration = ServerConfiguration(dataDirectory: directory)
+            return ServerAdmin(storage: try SQLiteStorage(path: configuration.databasePath))
+        }
+    }
+}
+
+struct AdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin",
+        abstract: "Manage a server's projects, users, roles and schemas directly in its data directory.",
+        discussion: """
+            No server needs to run. Example:
+              cairn admin --data ./cairn-data add-project field
+              cairn admin --data ./cairn-data add-user alice --password 'a long password'
+              cairn admin --data ./cairn-data grant alice --project field --role writer
+              cairn admin --data ./cairn-data set-schema --project field schema.json
+            """,
+        subcommands: [AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self])
+
+    struct AddProject: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add-project", abstract: "Create a project with an empty schema.")
+        @OptionGroup var options: AdminOptions
+        @Argument(help: "The project name: lowercase letters, digits and _, starting with a letter.")
+        var name: String
+
+        func run() async throws {
+            try await CLIError.wrap("cannot add project \(name)") { try await options.admin().addProject(name) }
+            print("added project \(name)")
+        }
+    }
+
+    struct AddUser: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add-user", abstract: "Create a user who signs in with a password.")
+        @OptionGroup var options: AdminOptions
+        @Argument(help: "The user name.")
+        var name: String
+        @Option(name: .long, help: "The password (8 to 72 bytes).")
+        var password: String
+
+        func run() async throws {
+            try await CLIError.wrap("cannot add user \(name)") { try await options.admin().addUser(name, password: password) }
+            print("added user \(name)")
+        }
+    }
+
+    struct SetPassword: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "set-password", abstract: "Replace a user's password.")
+        @OptionGroup var options: AdminOptions
+        @Argument(help: "The user name.")
+        var name: String
+        @Option(name: .long, help: "The new password (8 to 72 bytes).")
+        var password: String
+
+        func run() async throws {
+            try await CLIError.wrap("cannot set the password of \(name)") { try await options.admin().setPassword(name, password: password) }
+            print("set the password of \(name)")
+        }
+    }
+
+    struct Grant: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a user a role in a project: reader (pull), writer (+ push), admin (+ schema).")
+        @OptionGroup var options: AdminOptions
+        @Argument(help: "The user name.")
+        var name: String
+        @Option(name: .long, help: "The project.")
+        var project: String
+        @Option(name: .long, help: "reader, writer or admin.")
+        var role: String
+
+        func validate() throws {
+            guard Role(rawValue: role) != nil else { throw ValidationError("--role must be reader, writer or admin, not \(role)") }
+        }
+
+        func run() async throws {
+            try await CLIError.wrap("cannot grant \(role) in \(project) to \(name)") {
+                try await options.admin().grant(user: name, project: project, role: Role(rawValue: role)!)
+            }
+            print("granted \(role) in \(project) to \(name)")
+        }
+    }
+
+    struct SetSchema: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-schema",
+            abstract: "Set a project's schema from a JSON file. Only additive changes are allowed.",
+            discussion: """
+                The file holds {"collections": [{"name", "fields": [{"name", "type"}], "indexes", "conflictPolicy"}]}
+                as PROTOCOL.md describes. Field types: string, integer, number, boolean, datetime, json, file.
+                """)
+        @OptionGroup var options: AdminOptions
+        @Option(name: .long, help: "The project.")
+        var project: String
+        @Argument(help: "The schema JSON file.")
+        var file: String
+
+        func run() async throws {
+            let data = try CLIError.wrap("cannot read the schema file \(file)") { try Data(contentsOf: URL(fileURLWithPath: file)) }
+            let schema = try CLIError.wrap("the schema file \(file) is not a valid schema") {
+                try CairnJSON.decode(Schema.self, from: data)
+            }
+            let stored = try await CLIError.wrap("cannot set the schema of \(project)") {
+                try await options.admin().setSchema(project: project, schema)
+            }
+            print("set the schema of \(project): \(stored.collections.count) collections, version \(stored.version.prefix(12))")
+        }
+    }
+}
