@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "CairnProtocol", targets: ["CairnProtocol"]),
+        .library(name: "Cairn", targets: ["Cairn"]),
         .library(name: "CairnServer", targets: ["CairnServer"]),
         .executable(name: "cairn", targets: ["cairn"]),
     ],
@@ -24,6 +25,18 @@ let package = Package(
     targets: [
         .target(name: "CairnProtocol", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(
+            name: "Cairn",
+            dependencies: [
+                "CairnProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        .target(
             name: "CairnServer",
             dependencies: [
                 "CairnProtocol",
@@ -41,6 +54,7 @@ let package = Package(
         .target(
             name: "CairnTestSupport",
             dependencies: [
+                "Cairn",
                 "CairnServer",
                 "CairnProtocol",
                 .product(name: "Logging", package: "swift-log"),
@@ -52,6 +66,7 @@ let package = Package(
         .executableTarget(
             name: "cairn",
             dependencies: [
+                "Cairn",
                 "CairnServer",
                 "CairnProtocol",
                 "CairnTestSupport",
@@ -60,6 +75,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CairnProtocolTests", dependencies: ["CairnProtocol"]),
+        .testTarget(name: "CairnTests", dependencies: ["Cairn", "CairnProtocol", "CairnServer", "CairnTestSupport"]),
+        .testTarget(name: "CairnToolTests", dependencies: ["cairn", "CairnProtocol"]),
         .testTarget(
             name: "CairnServerTests",
             dependencies: ["CairnServer", "CairnProtocol", "CairnTestSupport"]

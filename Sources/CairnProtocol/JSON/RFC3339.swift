@@ -3,18 +3,38 @@ import Foundation
 /// RFC 3339 date-times as Cairn writes and reads them: UTC, with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
 /// Reading also accepts offsets and any number of fractional digits.
 public enum RFC3339 {
-    /// Formats `date` in UTC with milliseconds.
+    /// Formats `date` in UTC with milliseconds, or with micro- or nanoseconds when that is what it takes for
+    /// ``date(from:)`` to give back exactly the same `Date`.
     public static func string(from date: Date) -> String {
-        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let wholeSeconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
-        var time = time_t(wholeSeconds)
+        let reference = date.timeIntervalSinceReferenceDate
+        let whole = reference.rounded(.down)
+        let fraction = reference - whole
+        var seconds = Int64(whole) + referenceOffset
+        var digits = 3
+        var scaled = Int64((fraction * 1000).rounded())
+        for candidate in [3, 6, 9] {
+            digits = candidate
+            let scale = pow(10, Double(candidate))
+            scaled = Int64((fraction * scale).rounded())
+            if Double(Int64(whole)) + Double(scaled) / scale == reference { break }
+        }
+        let limit = Int64(pow(10, Double(digits)))
+        if scaled >= limit {
+            scaled -= limit
+            seconds += 1
+        }
+        var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
-        let ms = Int(millis - wholeSeconds * 1000)
+        let fractionText = String(scaled)
         return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), ms)
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+            + String(repeating: "0", count: digits - fractionText.count) + fractionText + "Z"
     }
+
+    /// Seconds from 1970-01-01 to 2001-01-01, Foundation's reference date.
+    static let referenceOffset: Int64 = 978_307_200
 
     /// Parses an RFC 3339 date-time (`Z` or `±hh:mm` offset, optional fraction); `nil` if it is not one.
     public static func date(from text: String) -> Date? {
@@ -39,14 +59,18 @@ public enum RFC3339 {
         var fraction = 0.0
         if index < bytes.count, bytes[index] == 46 {
             index += 1
-            var scale = 0.1
+            var numerator: Int64 = 0
+            var denominator: Double = 1
             let start = index
             while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
-                fraction += Double(bytes[index] - 48) * scale
-                scale /= 10
+                if index - start < 18 {
+                    numerator = numerator * 10 + Int64(bytes[index] - 48)
+                    denominator *= 10
+                }
                 index += 1
             }
             guard index > start else { return nil }
+            fraction = Double(numerator) / denominator
         }
         guard index < bytes.count else { return nil }
         var offsetSeconds = 0
@@ -66,8 +90,8 @@ public enum RFC3339 {
         var days = daysFromCivil(year: year, month: month, day: day)
         guard day <= daysInMonth(year: year, month: month) else { return nil }
         days *= 86400
-        let seconds = Double(days + hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
-        return Date(timeIntervalSince1970: seconds)
+        let seconds = Int64(days + hour * 3600 + minute * 60 + second - offsetSeconds) - referenceOffset
+        return Date(timeIntervalSinceReferenceDate: Double(seconds) + fraction)
     }
 
     /// True when `text` is a valid RFC 3339 date-time.

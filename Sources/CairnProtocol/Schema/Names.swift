@@ -30,12 +30,13 @@ public enum Names {
         isValidProjectName(name) && !name.hasPrefix("cairn_")
     }
 
-    /// Field names: 1 to 63 characters from `[A-Za-z0-9_]`, not starting with a digit, and not `id`.
+    /// Field names: 1 to 63 characters from `[A-Za-z0-9_]`, not starting with a digit, not `id`, `version`,
+    /// `deleted` or `rowid`, and not starting with `cairn_` (local stores use that prefix for their own columns).
     /// Field names become column names in local stores, so they are kept SQL-safe.
     public static func isValidFieldName(_ name: String) -> Bool {
         let utf8 = Array(name.utf8)
         guard (1...63).contains(utf8.count), !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(utf8[0]) else { return false }
-        guard !reservedFieldNames.contains(name.lowercased()) else { return false }
+        guard !reservedFieldNames.contains(name.lowercased()), !name.lowercased().hasPrefix("cairn_") else { return false }
         return utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")

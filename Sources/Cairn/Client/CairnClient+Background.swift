@@ -1,0 +1,78 @@
+import CairnProtocol
+import Foundation
+
+extension CairnClient {
+    /// Syncs every `interval`, and after a failure retries with the configured backoff instead of waiting for the
+    /// next write or tick. Runs until ``stopBackgroundTasks()`` or sign-out.
+    public func startAutoSync(every interval: Duration) {
+        startBackgroundTask("timer") { client in
+            var failures = 0
+            while !Task.isCancelled {
+                do {
+                    try await client.sync()
+                    failures = 0
+                    try await Task.sleep(for: interval)
+                } catch is CancellationError {
+                    return
+                } catch {
+                    failures += 1
+                    let delay = client.configuration.retry.delay(beforeAttempt: failures + 1)
+                    try? await Task.sleep(for: min(delay, interval))
+                }
+            }
+        }
+    }
+
+    /// Listens to the server's live notices and pulls a collection as soon as it changes; reconnects with backoff.
+    public func startLiveUpdates() {
+        startBackgroundTask("live") { client in
+            var failures = 0
+            while !Task.isCancelled {
+                do {
+                    let chunks = try await client.api.events()
+                    failures = 0
+                    var buffer = ""
+                    for try await chunk in chunks {
+                        buffer += String(decoding: chunk, as: UTF8.self)
+                        while let end = buffer.range(of: "\n\n") {
+                            let event = String(buffer[..<end.lowerBound])
+                            buffer.removeSubrange(..<end.upperBound)
+                            for line in event.split(separator: "\n") where line.hasPrefix("data:") {
+                                let json = line.dropFirst(5).trimmingCharacters(in: .whitespaces)
+                                if let notice = try? CairnJSON.decode(ChangeNotice.self, from: Array(json.utf8)),
+                                    client.schema?.collection(named: notice.collection) != nil
+                                {
+                                    _ = try? await client.pull([notice.collection])
+                                }
+                            }
+                        }
+                    }
+                } catch {
+                    if Task.isCancelled { return }
+                }
+                failures += 1
+                try? await Task.sleep(for: client.configuration.retry.delay(beforeAttempt: failures + 1))
+            }
+        }
+    }
+
+    /// Stops the timer and live updates.
+    public func stopBackgroundTasks() {
+        let tasks = background.withLock { tasks -> [Task<Void, Never>] in
+            defer { tasks.removeAll() }
+            return Array(tasks.values)
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    private func startBackgroundTask(_ name: String, _ body: @escaping @Sendable (CairnClient) async -> Void) {
+        let task = Task { [weak self] in
+            guard let self else { return }
+            await body(self)
+        }
+        background.withLock { tasks in
+            tasks[name]?.cancel()
+            tasks[name] = task
+        }
+    }
+}

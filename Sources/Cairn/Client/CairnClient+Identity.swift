@@ -1,0 +1,28 @@
+import CairnProtocol
+import Foundation
+
+extension CairnClient {
+    /// Stops background sync, waits for work in flight, and wipes the store and the tokens. The client cannot be
+    /// used afterwards.
+    public func signOut() async throws {
+        stopBackgroundTasks()
+        closed.withLock { $0 = true }
+        await engine.waitForIdle()
+        await auth.forget()
+        try store.wipe()
+        await statusCenter.finish()
+    }
+
+    /// Signs out and deletes the local database files.
+    public func clear() async throws {
+        try await signOut()
+        if case .file(let path) = configuration.store {
+            for suffix in ["", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: path + suffix)
+            }
+        }
+    }
+
+    /// The id the server gave this client (sent as `Cairn-Client-ID`).
+    public var clientID: String? { try? store.meta(.clientID) }
+}

@@ -1,0 +1,67 @@
+import CairnProtocol
+import Foundation
+
+extension CairnClient {
+    /// Opens the local store, checks whose it is, and learns the schema (fetching it when online; working from the
+    /// last known schema when offline).
+    ///
+    /// - Throws: `user_mismatch` when the store belongs to another user and ``CairnConfiguration/userChange`` is
+    ///   `.refuse`; `schema_unavailable` when no schema is known and the server cannot be reached.
+    public static func open(_ configuration: CairnConfiguration, transport: (any HTTPTransport)? = nil) async throws -> CairnClient {
+        guard Names.isValidProjectName(configuration.project) else { throw CairnError.invalid("project \"\(configuration.project)\" is not a valid name") }
+        let store: LocalStore
+        do { store = try LocalStore(location: configuration.store) } catch { throw CairnError.store(error) }
+        let client = await make(configuration, store: store, transport: transport)
+
+        let owner = try store.meta(.user)
+        if let owner, owner != configuration.credentials.user {
+            switch configuration.userChange {
+            case .refuse:
+                throw CairnError(.userMismatch, "This store holds \(owner)'s data; open it with userChange .uploadFirst or .discard to switch users")
+            case .uploadFirst(let previous):
+                guard previous.user == owner else { throw CairnError.invalid("the previous credentials are not \(owner)'s") }
+                var previousConfiguration = configuration
+                previousConfiguration.credentials = previous
+                let previousClient = await make(previousConfiguration, store: store, transport: transport)
+                try await previousClient.push()
+                guard !previousClient.hasPendingUpload else {
+                    throw CairnError(.userMismatch, "\(owner)'s pending changes could not all be uploaded; nothing was discarded")
+                }
+                try store.wipe()
+            case .discard:
+                try store.wipe()
+            }
+        }
+        try store.setMeta(.user, configuration.credentials.user)
+        try store.setMeta(.server, configuration.serverURL.absoluteString)
+        try store.setMeta(.project, configuration.project)
+        try store.setMeta(.device, configuration.device)
+
+        do {
+            try await client.engine.refreshSchema()
+            if try store.meta(.clientID) == nil {
+                let id = try await client.api.registerClient(device: configuration.device, app: configuration.app)
+                try store.setMeta(.clientID, id)
+            }
+        } catch let error as CairnError where error.isRetryable {
+            // Offline: work from the last known schema.
+            guard store.schema != nil else {
+                throw CairnError(.schemaUnavailable, "The server cannot be reached and this store has never synced: connect once first",
+                                 isRetryable: true, cause: error)
+            }
+        }
+        await client.refreshCounts()
+        return client
+    }
+
+    private static func make(_ configuration: CairnConfiguration, store: LocalStore, transport: (any HTTPTransport)?) async -> CairnClient {
+        let auth = AuthSession(credentials: configuration.credentials)
+        let api = RemoteAPI(
+            baseURL: configuration.serverURL, project: configuration.project, transport: transport ?? AsyncHTTPClientTransport(),
+            auth: auth, retry: configuration.retry, timeout: configuration.requestTimeout,
+            clientID: { try? store.meta(.clientID) })
+        let client = CairnClient(configuration: configuration, store: store, api: api, auth: auth)
+        await auth.bind(signIn: { try await api.login($0) }, refresh: { try await api.refresh($0) })
+        return client
+    }
+}

@@ -1,0 +1,147 @@
+import CairnProtocol
+import Foundation
+
+extension CairnClient {
+    // MARK: Dynamic records
+
+    /// The record's current local state, or `nil`.
+    public func record(_ collection: String, id: String) throws -> LocalRecord? {
+        try checkOpen()
+        return try store.record(collection, id: id)
+    }
+
+    /// The records a query selects, from the local store.
+    public func records(_ query: Query) throws -> [LocalRecord] {
+        try checkOpen()
+        return try store.records(query)
+    }
+
+    /// Creates a record locally and queues its upload; `already_exists` if the id is taken locally.
+    @discardableResult
+    public func create(_ collection: String, id: String, data: [String: JSONValue]) throws -> LocalRecord {
+        try checkOpen()
+        return try store.write(collection: collection, id: id, change: .create(data))!
+    }
+
+    /// Creates or fully replaces a record locally and queues its upload.
+    @discardableResult
+    public func save(_ collection: String, id: String, data: [String: JSONValue]) throws -> LocalRecord {
+        try checkOpen()
+        return try store.write(collection: collection, id: id, change: .save(data))!
+    }
+
+    /// Applies a JSON Merge Patch locally (`null` removes a field) and queues its upload.
+    @discardableResult
+    public func patch(_ collection: String, id: String, _ patch: [String: JSONValue]) throws -> LocalRecord {
+        try checkOpen()
+        return try store.write(collection: collection, id: id, change: .patch(patch))!
+    }
+
+    /// Deletes a record locally and queues its upload.
+    public func delete(_ collection: String, id: String) throws {
+        try checkOpen()
+        try store.write(collection: collection, id: id, change: .delete)
+    }
+
+    // MARK: Codable records
+
+    /// Decodes a record as `T`. The record's id is offered to `T` as its `id` member.
+    ///
+    /// ```swift
+    /// struct Note: Codable { var id: String?; var title: String; var due: Date?; var tags: [String] }
+    /// let note = try client.get(Note.self, from: "notes", id: "n-1")
+    /// ```
+    public func get<T: Decodable>(_ type: T.Type, from collection: String, id: String) throws -> T? {
+        try record(collection, id: id).map { try Self.decode(type, $0) }
+    }
+
+    /// Decodes every record a query selects as `T`.
+    public func all<T: Decodable>(_ type: T.Type, _ query: Query) throws -> [T] {
+        try records(query).map { try Self.decode(type, $0) }
+    }
+
+    /// Encodes `value` and saves it as the record `id` (an `id` member of `value` is not stored in the data).
+    @discardableResult
+    public func save<T: Encodable>(_ value: T, in collection: String, id: String) throws -> LocalRecord {
+        try save(collection, id: id, data: Self.encode(value))
+    }
+
+    /// Encodes `value` and creates the record `id`.
+    @discardableResult
+    public func create<T: Encodable>(_ value: T, in collection: String, id: String) throws -> LocalRecord {
+        try create(collection, id: id, data: Self.encode(value))
+    }
+
+    static func encode<T: Encodable>(_ value: T) throws -> [String: JSONValue] {
+        let data: Data
+        do { data = try CairnJSON.encode(value) } catch { throw CairnError.invalid("\(T.self) could not be encoded: \(error)") }
+        guard var object = try JSONValue(parsing: data).objectValue else { throw CairnError.invalid("\(T.self) must encode as a JSON object") }
+        object["id"] = nil
+        return object
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ record: LocalRecord) throws -> T {
+        var object = record.data
+        object["id"] = .string(record.id)
+        do {
+            return try JSONValueDecoder().decode(type, from: .object(object))
+        } catch {
+            throw CairnError(.validationFailed, "\(record.id) cannot be read as \(T.self): \(error)")
+        }
+    }
+
+    // MARK: SQL
+
+    /// Runs read-only SQL on the local store and returns the rows as JSON objects.
+    ///
+    /// ```swift
+    /// let rows = try client.rows("SELECT id, title FROM notes WHERE done = ? ORDER BY due", arguments: [false])
+    /// ```
+    public func rows(_ sql: String, arguments: [JSONValue] = []) throws -> [[String: JSONValue]] {
+        try checkOpen()
+        do {
+            return try store.rows(sql: sql, arguments: arguments)
+        } catch let error as CairnError {
+            throw error
+        } catch {
+            throw CairnError(.validationFailed, "The SQL failed: \(error)")
+        }
+    }
+
+    /// Runs read-only SQL and answers in the shape apps of the HHFW kind expect:
+    /// `{"status":"ok","result":{"database":{"records":[...]}}}`, or `{"status":"error","error":{"code","message"}}`.
+    public func queryJSON(_ sql: String, arguments: [JSONValue] = []) -> String {
+        do {
+            let records = try rows(sql, arguments: arguments)
+            let value: JSONValue = ["status": "ok", "result": ["database": ["records": .array(records.map { .object($0) })]]]
+            return value.jsonText()
+        } catch let error as CairnError {
+            return JSONValue.object(["status": "error", "error": ["code": .string(error.code.rawValue), "message": .string(error.message)]]).jsonText()
+        } catch {
+            return JSONValue.object(["status": "error", "error": ["code": "internal_error", "message": .string("\(error)")]]).jsonText()
+        }
+    }
+
+    // MARK: Queue
+
+    /// The changes waiting for upload, oldest first.
+    public func pendingOperations() throws -> [PendingOperation] { try store.pendingOperations() }
+
+    /// The uploads the server rejected, oldest first.
+    public func failedOperations() throws -> [FailedOperation] { try store.failedOperations() }
+
+    /// Queues a failed operation again (with `data` replacing its payload when given).
+    public func retryFailed(_ id: Int64, data: [String: JSONValue]? = nil) throws { try store.retryFailed(id: id, data: data) }
+
+    /// Deletes a failed operation; its record shows the server's state again (with any other pending changes).
+    public func discardFailed(_ id: Int64) throws { try store.discardFailed(id: id) }
+
+    /// Drops the pending (and failed) changes of these records: they show the last server state again.
+    public func undoPendingChanges(in collection: String, ids: [String]) throws { try store.undoChanges(collection: collection, ids: ids) }
+
+    /// Cancels one queued operation.
+    public func cancel(opId: String) throws { try store.cancel(opId: opId) }
+
+    /// The conflicts that happened and how they were resolved, newest first.
+    public func conflicts(limit: Int = 100) throws -> [ConflictRecord] { try store.conflicts(limit: limit) }
+}

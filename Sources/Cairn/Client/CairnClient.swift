@@ -1,0 +1,127 @@
+import CairnProtocol
+import Foundation
+import Synchronization
+
+/// The Cairn client: a local store that the app reads and writes with no network, kept in sync with a Cairn server.
+///
+/// ```swift
+/// let client = try await CairnClient.open(CairnConfiguration(
+///     serverURL: URL(string: "https://sync.example.com")!, project: "field", device: "iPad-7",
+///     credentials: .password(user: "alice", password: password), store: .file(storePath)))
+///
+/// try client.save(Note(title: "Check exits", done: false), in: "notes", id: "n-1")   // offline is fine
+/// let open = try client.records(Query("notes").filter(.condition("done", .eq, false)))
+/// try await client.sync()                                                              // push, then pull
+/// ```
+///
+/// Local reads and writes are synchronous and never wait on the network: a write has been committed, with its
+/// upload queued, by the time the call returns.
+public final class CairnClient: Sendable {
+    /// The configuration the client was opened with.
+    public let configuration: CairnConfiguration
+    let store: LocalStore
+    let api: RemoteAPI
+    let engine: SyncEngine
+    let statusCenter: StatusCenter
+    let auth: AuthSession
+    let background = Mutex<[String: Task<Void, Never>]>([:])
+    let closed = Mutex(false)
+
+    init(configuration: CairnConfiguration, store: LocalStore, api: RemoteAPI, auth: AuthSession) {
+        self.configuration = configuration
+        self.store = store
+        self.api = api
+        self.auth = auth
+        self.statusCenter = StatusCenter()
+        self.engine = SyncEngine(store: store, api: api, configuration: configuration, status: statusCenter)
+    }
+
+    func checkOpen() throws {
+        if closed.withLock({ $0 }) { throw CairnError(.signedOut, "This client was signed out or cleared; open a new one") }
+    }
+
+    // MARK: Schema
+
+    /// The project's schema as last fetched (the store keeps it, so it is known offline).
+    public var schema: Schema? { store.schema }
+
+    /// The local table name of a collection, for apps that write their own SQL.
+    ///
+    /// ```swift
+    /// let table = try client.tableName(for: "notes")
+    /// let rows = try client.rows("SELECT title FROM \(table) WHERE done = 0")
+    /// ```
+    public func tableName(for collection: String) throws -> String { try store.tableName(collection) }
+
+    /// Fetches the schema now (a cheap `304` when unchanged) and migrates local tables to it.
+    public func refreshSchema() async throws {
+        try checkOpen()
+        try await engine.refreshSchema()
+    }
+
+    // MARK: Sync
+
+    /// Uploads pending changes, then downloads every collection's changes.
+    @discardableResult
+    public func sync() async throws -> SyncSummary {
+        try checkOpen()
+        return try await engine.run(SyncScope(push: true, pull: true, collections: nil))
+    }
+
+    /// Uploads pending changes only.
+    @discardableResult
+    public func push() async throws -> SyncSummary {
+        try checkOpen()
+        return try await engine.run(SyncScope(push: true, pull: false, collections: nil))
+    }
+
+    /// Downloads changes of the given collections (all when `nil`, by download phase).
+    @discardableResult
+    public func pull(_ collections: [String]? = nil) async throws -> SyncSummary {
+        try checkOpen()
+        if let collections { for name in collections { _ = try store.collection(name) } }
+        return try await engine.run(SyncScope(push: false, pull: true, collections: collections))
+    }
+
+    /// Downloads the collections of a download group named in the configuration.
+    @discardableResult
+    public func pull(group: String) async throws -> SyncSummary {
+        guard let collections = configuration.downloadGroups[group] else { throw CairnError.invalid("no download group is named \(group)") }
+        return try await pull(collections)
+    }
+
+    /// Status updates, starting with the current status.
+    public func statusUpdates() async -> AsyncStream<SyncStatus> {
+        await refreshCounts()
+        return await statusCenter.statusStream()
+    }
+
+    /// The current status.
+    public func status() async -> SyncStatus {
+        await refreshCounts()
+        return await statusCenter.status
+    }
+
+    /// Sync events as they happen.
+    public func events() async -> AsyncStream<SyncEvent> { await statusCenter.eventStream() }
+
+    /// The persisted history of sync runs, newest first.
+    public func history(limit: Int = 50) throws -> [SyncHistoryEntry] { try store.history(limit: limit) }
+
+    /// True when local changes wait for upload (also after a crash or restart).
+    public var hasPendingUpload: Bool { ((try? store.counts().pending) ?? 0) > 0 }
+
+    /// True when a download did not complete (interrupted, or a collection is new or changed).
+    public var hasPendingDownload: Bool { (try? store.hasPendingDownload()) ?? false }
+
+    /// True once the collection's first full pull completed.
+    public func isFirstPullComplete(_ collection: String) throws -> Bool { try store.pullState(collection).firstPullDone }
+
+    func refreshCounts() async {
+        guard let counts = try? store.counts() else { return }
+        await statusCenter.update {
+            $0.pendingUploads = counts.pending
+            $0.failedUploads = counts.failed
+        }
+    }
+}

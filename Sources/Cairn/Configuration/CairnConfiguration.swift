@@ -1,0 +1,94 @@
+import CairnProtocol
+import Foundation
+
+/// How the client proves who it is.
+public enum Credentials: Sendable {
+    /// A user name and password, exchanged for tokens that refresh themselves.
+    case password(user: String, password: String)
+    /// The app's own sign-in supplies access tokens; called again whenever the server refuses one.
+    /// The `user` names whose data the store holds.
+    case token(user: String, provider: @Sendable () async throws -> String)
+
+    /// The user these credentials belong to.
+    public var user: String {
+        switch self {
+        case .password(let user, _), .token(let user, _): return user
+        }
+    }
+}
+
+/// Where the local store lives.
+public enum StoreLocation: Sendable, Equatable {
+    /// An SQLite database file (created if missing) with its WAL files beside it.
+    case file(String)
+    /// A database that lives only as long as the client.
+    case inMemory
+}
+
+/// What to do when a store that belongs to one user is opened for another.
+public enum UserChangePolicy: Sendable {
+    /// Refuse with `user_mismatch` (the default): nothing is lost.
+    case refuse
+    /// Upload the previous user's pending changes with their tokens first (requires their credentials), then switch.
+    case uploadFirst(previous: Credentials)
+    /// Drop the previous user's local data and pending changes.
+    case discard
+}
+
+/// The per-collection choice for a field both sides changed, in field-level merges.
+public enum MergeFallback: Sendable {
+    /// The server's value wins.
+    case server
+    /// The local value wins.
+    case client
+}
+
+/// Everything a ``CairnClient`` needs.
+///
+/// ```swift
+/// let configuration = CairnConfiguration(
+///     serverURL: URL(string: "https://sync.example.com")!, project: "field", device: "iPad-7",
+///     credentials: .password(user: "alice", password: password), store: .file(path))
+/// ```
+public struct CairnConfiguration: Sendable {
+    /// The server's base URL.
+    public var serverURL: URL
+    /// The project to sync.
+    public var project: String
+    /// A name for this device, shown to server admins.
+    public var device: String
+    /// The app's name and version, shown to server admins.
+    public var app: String?
+    /// How the client signs in.
+    public var credentials: Credentials
+    /// Where the local store lives.
+    public var store: StoreLocation
+    /// What to do when the store belongs to another user.
+    public var userChange: UserChangePolicy = .refuse
+    /// Operations per uploaded batch (1...1000).
+    public var batchSize: Int = 500
+    /// Records per downloaded page (1...10000).
+    public var pageSize: Int = 5000
+    /// How conflicts are settled (default: field-level merge, the server winning fields changed on both sides).
+    public var conflictResolver: ConflictResolver = .merge(fallback: .server)
+    /// Per-collection conflict resolvers that replace ``conflictResolver`` for those collections.
+    public var collectionResolvers: [String: ConflictResolver] = [:]
+    /// Named subsets of collections that can be pulled alone: `pull(group:)`.
+    public var downloadGroups: [String: [String]] = [:]
+    /// Pull order: collections in earlier phases are pulled before later ones; collections in no phase come last.
+    public var downloadPhases: [[String]] = []
+    /// Download queries: a collection listed here pulls only the records matching its filter (partial sync).
+    public var downloadFilters: [String: Filter] = [:]
+    /// How failed network calls are retried.
+    public var retry: RetryPolicy = RetryPolicy()
+    /// The timeout of one HTTP request.
+    public var requestTimeout: Duration = .seconds(30)
+
+    public init(serverURL: URL, project: String, device: String, credentials: Credentials, store: StoreLocation) {
+        self.serverURL = serverURL
+        self.project = project
+        self.device = device
+        self.credentials = credentials
+        self.store = store
+    }
+}

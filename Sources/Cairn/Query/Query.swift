@@ -1,0 +1,56 @@
+import CairnProtocol
+
+/// A local query: a collection, an optional filter in PROTOCOL.md's language, a sort order and a limit.
+///
+/// ```swift
+/// let open = Query("notes").filter(.condition("done", .eq, false)).sorted(by: "due").limit(50)
+/// let records = try await client.records(open)
+/// ```
+public struct Query: Sendable, Hashable {
+    /// A sort key: a schema field (or `id`) and a direction.
+    public struct SortKey: Sendable, Hashable {
+        public var field: String
+        public var ascending: Bool
+
+        public init(_ field: String, ascending: Bool = true) {
+            self.field = field
+            self.ascending = ascending
+        }
+    }
+
+    public var collection: String
+    public var filter: Filter?
+    public var sort: [SortKey]
+    public var limit: Int?
+    public var offset: Int?
+
+    public init(_ collection: String, filter: Filter? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int? = nil) {
+        self.collection = collection
+        self.filter = filter
+        self.sort = sort
+        self.limit = limit
+        self.offset = offset
+    }
+
+    /// This query with `filter` (joined with AND to any filter already set).
+    public func filter(_ filter: Filter) -> Query {
+        var copy = self
+        copy.filter = self.filter.map { .and([$0, filter]) } ?? filter
+        return copy
+    }
+
+    /// This query sorted by `field` after any sort already set.
+    public func sorted(by field: String, ascending: Bool = true) -> Query {
+        var copy = self
+        copy.sort.append(SortKey(field, ascending: ascending))
+        return copy
+    }
+
+    /// This query returning at most `count` records, skipping `offset`.
+    public func limit(_ count: Int, offset: Int? = nil) -> Query {
+        var copy = self
+        copy.limit = count
+        copy.offset = offset
+        return copy
+    }
+}

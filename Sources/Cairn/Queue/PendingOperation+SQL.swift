@@ -1,0 +1,50 @@
+import CairnProtocol
+import Foundation
+import GRDB
+
+extension PendingOperation {
+    init(row: Row) {
+        let opText: String = row["op"]
+        self.init(
+            sequence: row["seq"], opId: row["op_id"], collection: row["collection"], recordID: row["record_id"],
+            kind: OperationKind(rawValue: opText) ?? .update, baseVersion: row["base_version"], data: decodeObject(row["data"]),
+            attempts: row["attempts"], createdAt: Date(timeIntervalSince1970: row["created_at"]), waitsFor: row["waits_for"])
+    }
+
+    /// The newest queued change of a record.
+    static func fetchLatest(_ db: Database, collection: String, id: String) throws -> PendingOperation? {
+        try Row.fetchOne(db, sql: "SELECT * FROM cairn_queue WHERE collection = ? AND record_id = ? ORDER BY seq DESC LIMIT 1",
+                         arguments: [collection, id]).map(PendingOperation.init(row:))
+    }
+
+    /// A record's queued changes, oldest first.
+    static func fetchAll(_ db: Database, collection: String, id: String) throws -> [PendingOperation] {
+        try Row.fetchAll(db, sql: "SELECT * FROM cairn_queue WHERE collection = ? AND record_id = ? ORDER BY seq",
+                         arguments: [collection, id]).map(PendingOperation.init(row:))
+    }
+
+    /// Every queued change, oldest first.
+    static func fetchAll(_ db: Database) throws -> [PendingOperation] {
+        try Row.fetchAll(db, sql: "SELECT * FROM cairn_queue ORDER BY seq").map(PendingOperation.init(row:))
+    }
+}
+
+extension FailedOperation {
+    init(row: Row) {
+        let opText: String = row["op"]
+        self.init(
+            id: row["id"], opId: row["op_id"], collection: row["collection"], recordID: row["record_id"],
+            kind: OperationKind(rawValue: opText) ?? .update, baseVersion: row["base_version"], data: decodeObject(row["data"]),
+            error: ErrorBody(code: ErrorCode(rawValue: row["error_code"]), message: row["error_message"]),
+            failedAt: Date(timeIntervalSince1970: row["failed_at"]))
+    }
+
+    static func fetchAll(_ db: Database, collection: String, id: String) throws -> [FailedOperation] {
+        try Row.fetchAll(db, sql: "SELECT * FROM cairn_failed WHERE collection = ? AND record_id = ? ORDER BY id",
+                         arguments: [collection, id]).map(FailedOperation.init(row:))
+    }
+
+    static func fetchAll(_ db: Database) throws -> [FailedOperation] {
+        try Row.fetchAll(db, sql: "SELECT * FROM cairn_failed ORDER BY id").map(FailedOperation.init(row:))
+    }
+}

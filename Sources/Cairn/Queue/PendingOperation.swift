@@ -1,0 +1,49 @@
+import CairnProtocol
+import Foundation
+
+/// A local change waiting to be uploaded, as kept in the store's durable queue.
+public struct PendingOperation: Sendable, Hashable, Identifiable {
+    /// The queue position: lower goes first.
+    public var sequence: Int64
+    /// The idempotency key sent with every attempt.
+    public var opId: String
+    /// The collection.
+    public var collection: String
+    /// The record's id.
+    public var recordID: String
+    /// What it does.
+    public var kind: OperationKind
+    /// The server version the change was made on; `nil` for a create, or while it waits for ``waitsFor``.
+    public var baseVersion: Int64?
+    /// The data (create, update) or merge patch (patch).
+    public var data: [String: JSONValue]?
+    /// How many uploads were attempted. An attempted operation is never changed again, so retries stay identical.
+    public var attempts: Int
+    /// When the change was first made.
+    public var createdAt: Date
+    /// The `opId` of an earlier upload of the same record this one was made on top of; its base version is known
+    /// once that upload is acknowledged.
+    public var waitsFor: String?
+
+    public var id: String { opId }
+
+    /// The operation as sent to the server.
+    var wireOperation: SyncOperation {
+        SyncOperation(opId: opId, collection: collection, id: recordID, op: kind, baseVersion: baseVersion, data: data)
+    }
+}
+
+/// An operation the server rejected, kept with its payload and the reason until the app retries or discards it.
+public struct FailedOperation: Sendable, Hashable, Identifiable {
+    /// The failed list's own key.
+    public var id: Int64
+    public var opId: String
+    public var collection: String
+    public var recordID: String
+    public var kind: OperationKind
+    public var baseVersion: Int64?
+    public var data: [String: JSONValue]?
+    /// Why the server refused it.
+    public var error: ErrorBody
+    public var failedAt: Date
+}

@@ -1,0 +1,139 @@
+import CairnProtocol
+import Foundation
+
+/// The server's HTTP API as typed calls: signs every request, refreshes tokens on 401, retries network failures,
+/// timeouts and 5xx with the retry policy, and turns every other answer into a ``CairnError``.
+struct RemoteAPI: Sendable {
+    let baseURL: URL
+    let project: String
+    let transport: any HTTPTransport
+    let auth: AuthSession
+    let retry: RetryPolicy
+    let timeout: Duration
+    let clientID: @Sendable () async -> String?
+
+    // MARK: Calls
+
+    func login(_ credentials: Credentials) async throws -> TokenResponse {
+        guard case .password(let user, let password) = credentials else { throw CairnError.invalid("login needs a password") }
+        let body = try CairnJSON.encode(LoginRequest(username: user, password: password))
+        let response = try await send(method: "POST", path: "/v1/auth/login", body: body, authorized: false)
+        return try decode(TokenResponse.self, response)
+    }
+
+    func refresh(_ refreshToken: String) async throws -> TokenResponse {
+        let body = try CairnJSON.encode(RefreshRequest(refreshToken: refreshToken))
+        let response = try await send(method: "POST", path: "/v1/auth/refresh", body: body, authorized: false)
+        return try decode(TokenResponse.self, response)
+    }
+
+    /// The schema, or `nil` when it still has the ETag `etag`.
+    func schema(etag: String?) async throws -> (schema: Schema, etag: String?)? {
+        let response = try await send(
+            method: "GET", path: "/v1/projects/\(project)/schema", headers: etag.map { [("If-None-Match", $0)] } ?? [], accept: [200, 304])
+        if response.status == 304 { return nil }
+        return (try decode(Schema.self, response), response.header("ETag"))
+    }
+
+    /// One page of the changes feed, as the raw JSON body (the store applies it in SQL).
+    func changes(collection: String, since: String?, limit: Int, filter: Filter?) async throws -> Data {
+        var query = ["limit=\(limit)"]
+        if let since { query.append("since=\(Self.escape(since))") }
+        if let filter { query.append("where=\(Self.escape(String(decoding: try CairnJSON.encode(filter), as: UTF8.self)))") }
+        let path = "/v1/projects/\(project)/collections/\(collection)/changes?" + query.joined(separator: "&")
+        return try await send(method: "GET", path: path).body
+    }
+
+    func batch(_ operations: [SyncOperation]) async throws -> [OperationResult] {
+        var text = "{\"operations\":["
+        for (index, operation) in operations.enumerated() {
+            if index > 0 { text += "," }
+            operation.jsonValue.write(to: &text)
+        }
+        text += "]}"
+        let response = try await send(method: "POST", path: "/v1/projects/\(project)/batch", body: Data(text.utf8))
+        let results = try decode(BatchResponse.self, response).results
+        guard results.count == operations.count, zip(results, operations).allSatisfy({ $0.opId == $1.opId }) else {
+            throw CairnError.badResponse("the batch results do not match the operations sent")
+        }
+        return results
+    }
+
+    func digest(collection: String) async throws -> DigestResponse {
+        try decode(DigestResponse.self, try await send(method: "GET", path: "/v1/projects/\(project)/collections/\(collection)/digest"))
+    }
+
+    func registerClient(device: String, app: String?) async throws -> String {
+        let body = try CairnJSON.encode(ClientRegistrationRequest(device: device, app: app))
+        let response = try await send(method: "POST", path: "/v1/projects/\(project)/clients", body: body, accept: [201, 200])
+        return try decode(ClientRegistration.self, response).clientId
+    }
+
+    /// Opens the live-notice stream.
+    func events() async throws -> AsyncThrowingStream<Data, any Error> {
+        let token = try await auth.token()
+        var headers = [("Authorization", "Bearer \(token)"), ("Accept", "text/event-stream")]
+        if let id = await clientID() { headers.append((CairnHeader.clientID, id)) }
+        let request = TransportRequest(method: "GET", url: url("/v1/projects/\(project)/events"), headers: headers, timeout: .seconds(3600 * 24))
+        let (status, chunks) = try await transport.stream(request)
+        guard status == 200 else { throw CairnError(status == 401 ? .unauthorized : .badResponse, "The event stream answered \(status)", httpStatus: status, isRetryable: true) }
+        return chunks
+    }
+
+    // MARK: Plumbing
+
+    func send(
+        method: String, path: String, body: Data? = nil, headers: [(String, String)] = [], authorized: Bool = true, accept: Set<Int> = [200]
+    ) async throws -> TransportResponse {
+        var attempt = 1
+        while true {
+            do {
+                return try await sendOnce(method: method, path: path, body: body, headers: headers, authorized: authorized, accept: accept)
+            } catch let error as CairnError where error.isRetryable && retry.shouldRetry(after: attempt) {
+                attempt += 1
+                try await Task.sleep(for: retry.delay(beforeAttempt: attempt))
+            }
+        }
+    }
+
+    private func sendOnce(
+        method: String, path: String, body: Data?, headers: [(String, String)], authorized: Bool, accept: Set<Int>
+    ) async throws -> TransportResponse {
+        var allHeaders = headers
+        if body != nil { allHeaders.append(("Content-Type", "application/json")) }
+        if let id = await clientID() { allHeaders.append((CairnHeader.clientID, id)) }
+        var token: String?
+        if authorized { token = try await auth.token() }
+        for round in 0..<2 {
+            var requestHeaders = allHeaders
+            if let token { requestHeaders.append(("Authorization", "Bearer \(token)")) }
+            let request = TransportRequest(method: method, url: url(path), headers: requestHeaders, body: body, timeout: timeout)
+            let response = try await transport.send(request)
+            if accept.contains(response.status) { return response }
+            if response.status == 401, authorized, round == 0, let refused = token {
+                token = try await auth.refused(refused)
+                continue
+            }
+            throw CairnError.server(status: response.status, body: response.body)
+        }
+        throw CairnError(.unauthorized, "The server refused the credentials")
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ response: TransportResponse) throws -> T {
+        do {
+            return try CairnJSON.decode(type, from: response.body)
+        } catch {
+            throw CairnError.badResponse("\(T.self) could not be read", cause: error)
+        }
+    }
+
+    func url(_ path: String) -> URL {
+        URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)!
+    }
+
+    static func escape(_ value: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+}

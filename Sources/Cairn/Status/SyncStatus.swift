@@ -1,0 +1,76 @@
+import CairnProtocol
+import Foundation
+
+/// Download and apply progress of one collection in the current or last pull. Counts only grow during a pull.
+public struct CollectionProgress: Sendable, Hashable {
+    /// Changes received.
+    public var downloadedRecords: Int = 0
+    /// Bytes received.
+    public var downloadedBytes: Int = 0
+    /// Changes applied to the local store.
+    public var appliedRecords: Int = 0
+    /// True once the collection's first full pull completed (its data is complete from then on).
+    public var firstPullCompleted: Bool = false
+}
+
+/// What the client is doing, and what waits.
+public struct SyncStatus: Sendable, Hashable {
+    /// The sync phase.
+    public enum Phase: String, Sendable, Hashable {
+        case idle, connecting, pushing, pulling
+    }
+
+    public var phase: Phase = .idle
+    /// Per-collection progress of the current or last pull.
+    public var collections: [String: CollectionProgress] = [:]
+    /// Local changes waiting for upload (survives restarts: read from the store).
+    public var pendingUploads: Int = 0
+    /// Uploads the server rejected, kept for the app.
+    public var failedUploads: Int = 0
+    /// When the last sync started and ended.
+    public var lastSyncStarted: Date?
+    public var lastSyncCompleted: Date?
+    /// When the last upload and download finished.
+    public var lastUpload: Date?
+    public var lastDownload: Date?
+    /// The last sync's error, if it failed.
+    public var lastError: ErrorBody?
+}
+
+/// Something that happened during sync, for apps that react to events.
+public enum SyncEvent: Sendable, Hashable {
+    case started
+    case completed(SyncSummary)
+    case failed(ErrorBody)
+    /// A collection's first full pull completed: its data is complete.
+    case firstPullCompleted(collection: String)
+    /// A conflict was resolved.
+    case conflictResolved(collection: String, id: String, resolution: String)
+}
+
+/// What one sync did.
+public struct SyncSummary: Sendable, Hashable {
+    /// Operations the server applied.
+    public var pushed: Int = 0
+    /// Changes pulled.
+    public var pulled: Int = 0
+    /// Conflicts resolved.
+    public var conflicts: Int = 0
+    /// Operations the server rejected (now in the failed list).
+    public var failed: Int = 0
+}
+
+/// One entry of the persisted sync history.
+public struct SyncHistoryEntry: Sendable, Hashable, Identifiable {
+    public var id: Int64
+    /// `sync`, `push` or `pull`.
+    public var kind: String
+    public var startedAt: Date
+    public var endedAt: Date?
+    public var summary: SyncSummary
+    /// The error message when the run failed.
+    public var error: String?
+
+    /// How long the run took.
+    public var duration: TimeInterval? { endedAt.map { $0.timeIntervalSince(startedAt) } }
+}

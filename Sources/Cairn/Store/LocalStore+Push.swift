@@ -1,0 +1,142 @@
+import CairnProtocol
+import Foundation
+import GRDB
+
+extension LocalStore {
+    /// Up to `limit` queued changes ready to upload, at most one per record, oldest first; marks them attempted
+    /// (so they are never changed again and every retry sends the same operation).
+    func takeBatch(limit: Int) throws -> [PendingOperation] {
+        try writer.write { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT * FROM cairn_queue AS q
+                WHERE q.waits_for IS NULL
+                  AND q.seq = (SELECT min(seq) FROM cairn_queue WHERE collection = q.collection AND record_id = q.record_id)
+                ORDER BY q.seq LIMIT ?
+                """, arguments: [limit])
+            let operations = rows.map(PendingOperation.init(row:))
+            for operation in operations where operation.attempts == 0 {
+                try db.execute(sql: "UPDATE cairn_queue SET attempts = attempts + 1 WHERE seq = ?", arguments: [operation.sequence])
+            }
+            return operations
+        }
+    }
+
+    /// Records the server's answers for applied and rejected operations; returns the conflicts to resolve.
+    func record(results: [OperationResult], for operations: [PendingOperation], now: Date = Date()) throws -> [(PendingOperation, ServerRecord)] {
+        try writer.write { db in
+            var conflicts: [(PendingOperation, ServerRecord)] = []
+            for (operation, result) in zip(operations, results) {
+                let table = CollectionTable(schema: try collection(operation.collection))
+                switch result.status {
+                case .applied:
+                    guard let record = result.record else { throw CairnError.badResponse("an applied result carries no record") }
+                    try acknowledge(db, table: table, operation: operation, record: record)
+                case .rejected:
+                    let error = result.error ?? ErrorBody(code: .badResponse, message: "rejected without a reason")
+                    try db.execute(sql: """
+                        INSERT INTO cairn_failed (op_id, collection, record_id, op, base_version, data, error_code, error_message, failed_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [operation.opId, operation.collection, operation.recordID, operation.kind.rawValue, operation.baseVersion,
+                                         operation.data.map { JSONValue.object($0).jsonText() }, error.code.rawValue, error.message, now.timeIntervalSince1970])
+                    try db.execute(sql: "DELETE FROM cairn_queue WHERE seq = ?", arguments: [operation.sequence])
+                    let shadow = try Shadow.fetch(db, operation.collection, operation.recordID)
+                    try release(db, waitingFor: operation.opId, baseVersion: shadow?.baseVersion)
+                case .conflict:
+                    guard let current = result.current else { throw CairnError.badResponse("a conflict result carries no current state") }
+                    conflicts.append((operation, current))
+                }
+            }
+            return conflicts
+        }
+    }
+
+    /// An upload was applied: the record's base moves to the committed state.
+    private func acknowledge(_ db: Database, table: CollectionTable, operation: PendingOperation, record: ServerRecord) throws {
+        try db.execute(sql: "DELETE FROM cairn_queue WHERE seq = ?", arguments: [operation.sequence])
+        try release(db, waitingFor: operation.opId, baseVersion: record.version)
+        var shadow = try Shadow.fetch(db, table.name, operation.recordID) ?? Shadow()
+        shadow.baseVersion = record.version
+        shadow.baseData = record.deleted ? nil : record.data
+        if record.version >= (shadow.serverVersion ?? 0) {
+            shadow.serverVersion = record.version
+            shadow.serverData = shadow.baseData
+        }
+        try shadow.save(db, table.name, operation.recordID)
+        if try Self.hasLocalChanges(db, collection: table.name, id: operation.recordID) {
+            try db.execute(sql: "UPDATE \(table.quotedName) SET cairn_version = ?, cairn_updated_at = ?, cairn_updated_by = ? WHERE id = ?",
+                           arguments: [record.version, record.updatedAt.map(RFC3339.string(from:)), record.updatedBy, operation.recordID])
+        } else {
+            try rebuildVisible(db, table: table, id: operation.recordID)
+            if let updatedAt = record.updatedAt {
+                try db.execute(sql: "UPDATE \(table.quotedName) SET cairn_updated_at = ?, cairn_updated_by = ? WHERE id = ? AND cairn_version = ?",
+                               arguments: [RFC3339.string(from: updatedAt), record.updatedBy, operation.recordID, record.version])
+            }
+        }
+    }
+
+    /// The change queued after `opId` for the same record can now be uploaded, on `baseVersion`.
+    private func release(_ db: Database, waitingFor opId: String, baseVersion: Int64?) throws {
+        try db.execute(sql: "UPDATE cairn_queue SET waits_for = NULL, base_version = CASE WHEN op = 'create' THEN NULL ELSE ? END WHERE waits_for = ?",
+                       arguments: [baseVersion, opId])
+    }
+
+    /// The conflict as a resolver sees it.
+    func conflict(for operation: PendingOperation, current: ServerRecord) throws -> Conflict {
+        try writer.read { db in
+            let shadow = try Shadow.fetch(db, operation.collection, operation.recordID)
+            let visible = try CollectionTable(schema: try collection(operation.collection)).row(db, id: operation.recordID)
+            return Conflict(collection: operation.collection, id: operation.recordID, base: shadow?.baseData, local: visible?.data,
+                            server: current.deleted ? nil : current.data, serverVersion: current.version)
+        }
+    }
+
+    /// Ends a conflict: records it, replaces the record's queued changes with the resolution (uploaded on top of
+    /// the server's version), and shows the resolved state.
+    func resolve(_ conflict: Conflict, resolution: Resolution, current: ServerRecord, now: Date = Date()) throws {
+        try writer.write { db in
+            let table = CollectionTable(schema: try collection(conflict.collection))
+            try db.execute(sql: "DELETE FROM cairn_queue WHERE collection = ? AND record_id = ?", arguments: [conflict.collection, conflict.id])
+            var shadow = try Shadow.fetch(db, conflict.collection, conflict.id) ?? Shadow()
+            shadow.baseVersion = current.version
+            shadow.baseData = conflict.server
+            if current.version >= (shadow.serverVersion ?? 0) {
+                shadow.serverVersion = current.version
+                shadow.serverData = conflict.server
+            }
+            try shadow.save(db, conflict.collection, conflict.id)
+
+            var resolved: [String: JSONValue]?
+            var upload: (OperationKind, [String: JSONValue]?)?
+            switch resolution {
+            case .server:
+                resolved = conflict.server
+            case .client:
+                resolved = conflict.local
+                upload = conflict.local.map { (.update, $0) } ?? (conflict.server == nil ? nil : (.delete, nil))
+            case .data(let data):
+                resolved = data.filter { !$0.value.isNull }
+                upload = (.update, resolved)
+            case .delete:
+                resolved = nil
+                upload = conflict.server == nil ? nil : (.delete, nil)
+            }
+            if let data = resolved {
+                do throws(ErrorBody) { try table.schema.validate(data: data) } catch { throw CairnError(error.code, "the resolution of \(conflict.collection)/\(conflict.id) is invalid: \(error.message)") }
+            }
+            if let (kind, data) = upload {
+                try db.execute(
+                    sql: "INSERT INTO cairn_queue (op_id, collection, record_id, op, base_version, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [UUID().uuidString.lowercased(), conflict.collection, conflict.id, kind.rawValue, current.version,
+                                data.map { JSONValue.object($0).jsonText() }, now.timeIntervalSince1970])
+            }
+            try db.execute(sql: """
+                INSERT INTO cairn_conflicts (collection, record_id, base, local, server, resolution, resolved, resolved_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [conflict.collection, conflict.id, conflict.base.map { JSONValue.object($0).jsonText() },
+                                 conflict.local.map { JSONValue.object($0).jsonText() }, conflict.server.map { JSONValue.object($0).jsonText() },
+                                 resolution.name, resolved.map { JSONValue.object($0).jsonText() }, now.timeIntervalSince1970])
+            // The server state with the resolution's upload applied: the resolved state.
+            try rebuildVisible(db, table: table, id: conflict.id)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Capped exponential backoff with jitter, as a pure value: it says how long to wait before attempt `n`.
+///
+/// ```swift
+/// let policy = RetryPolicy(initialDelay: .milliseconds(200), maximumDelay: .seconds(30), maximumAttempts: 5)
+/// policy.delay(beforeAttempt: 3, jitter: 0.5)  // 400 ms ± jitter
+/// ```
+public struct RetryPolicy: Sendable, Equatable {
+    /// The wait before the first retry.
+    public var initialDelay: Duration
+    /// No wait is longer than this.
+    public var maximumDelay: Duration
+    /// Attempts of one call before it fails (the first try counts).
+    public var maximumAttempts: Int
+    /// The fraction of each delay that is random (0 = none, 1 = anywhere from 0 to twice the delay).
+    public var jitter: Double
+
+    public init(initialDelay: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(30), maximumAttempts: Int = 4, jitter: Double = 0.5) {
+        self.initialDelay = initialDelay
+        self.maximumDelay = maximumDelay
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.jitter = min(max(jitter, 0), 1)
+    }
+
+    /// The wait before attempt `attempt` (2 is the first retry), given a random `unit` in 0...1.
+    public func delay(beforeAttempt attempt: Int, unit: Double = Double.random(in: 0...1)) -> Duration {
+        guard attempt > 1 else { return .zero }
+        let base = initialDelay * Int(min(1 << min(attempt - 2, 30), Int(Int32.max)))
+        let capped = min(base, maximumDelay)
+        let factor = 1 + jitter * (2 * unit - 1)
+        return min(capped * factor, maximumDelay)
+    }
+
+    /// Whether another attempt follows attempt `attempt`.
+    public func shouldRetry(after attempt: Int) -> Bool { attempt < maximumAttempts }
+}

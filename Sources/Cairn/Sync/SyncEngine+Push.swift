@@ -1,0 +1,32 @@
+import CairnProtocol
+import Foundation
+
+extension SyncEngine {
+    /// Uploads the queue in batches until nothing is ready. Each batch's operations were marked attempted before
+    /// sending, so a retry after a lost response sends the very same operations with the same opIds.
+    func push(into summary: inout SyncSummary) async throws {
+        let batchSize = min(max(configuration.batchSize, 1), 1000)
+        while true {
+            try Task.checkCancellation()
+            let batch = try store.takeBatch(limit: batchSize)
+            guard !batch.isEmpty else { return }
+            let results = try await api.batch(batch.map(\.wireOperation))
+            let conflicts = try store.record(results: results, for: batch)
+            summary.pushed += results.filter { $0.status == .applied }.count
+            summary.failed += results.filter { $0.status == .rejected }.count
+            for (operation, current) in conflicts {
+                let conflict = try store.conflict(for: operation, current: current)
+                let resolver = configuration.collectionResolvers[operation.collection] ?? configuration.conflictResolver
+                let resolution = try await resolver.resolve(conflict)
+                try store.resolve(conflict, resolution: resolution, current: current)
+                summary.conflicts += 1
+                await status.emit(.conflictResolved(collection: operation.collection, id: operation.recordID, resolution: resolution.name))
+            }
+            let counts = try store.counts()
+            await status.update {
+                $0.pendingUploads = counts.pending
+                $0.failedUploads = counts.failed
+            }
+        }
+    }
+}

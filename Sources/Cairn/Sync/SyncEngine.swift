@@ -1,0 +1,104 @@
+import CairnProtocol
+import Foundation
+
+/// What a sync run does.
+struct SyncScope: Sendable, Hashable {
+    var push: Bool
+    var pull: Bool
+    /// The collections to pull, in order; `nil` for all, by download phase.
+    var collections: [String]?
+
+    var kind: String { push && pull ? "sync" : push ? "push" : "pull" }
+}
+
+/// Runs uploads and downloads, one at a time: a second request while one runs joins it.
+actor SyncEngine {
+    let store: LocalStore
+    let api: RemoteAPI
+    let configuration: CairnConfiguration
+    let status: StatusCenter
+    private var running: (scope: SyncScope, task: Task<SyncSummary, any Error>)?
+
+    init(store: LocalStore, api: RemoteAPI, configuration: CairnConfiguration, status: StatusCenter) {
+        self.store = store
+        self.api = api
+        self.configuration = configuration
+        self.status = status
+    }
+
+    /// Runs `scope`, or joins the run in progress when it covers it.
+    func run(_ scope: SyncScope) async throws -> SyncSummary {
+        while let current = running {
+            let summary = try await withTaskCancellationHandler {
+                try await current.task.value
+            } onCancel: {
+                current.task.cancel()
+            }
+            if current.scope == scope || current.scope == SyncScope(push: true, pull: true, collections: nil) { return summary }
+        }
+        let task = Task { try await self.perform(scope) }
+        running = (scope, task)
+        defer { running = nil }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Waits for the run in progress, if any (sign-out).
+    func waitForIdle() async {
+        while let current = running { _ = try? await current.task.value }
+    }
+
+    private func perform(_ scope: SyncScope) async throws -> SyncSummary {
+        let historyID = try? store.beginHistory(kind: scope.kind)
+        await status.update { $0.lastSyncStarted = Date(); $0.lastError = nil; $0.phase = .connecting }
+        await status.emit(.started)
+        var summary = SyncSummary()
+        do {
+            try await refreshSchema()
+            if scope.push {
+                await status.update { $0.phase = .pushing }
+                try await push(into: &summary)
+                await status.update { $0.lastUpload = Date() }
+            }
+            if scope.pull {
+                await status.update { $0.phase = .pulling }
+                try await pull(scope.collections, into: &summary)
+                await status.update { $0.lastDownload = Date() }
+            }
+            try? store.endHistory(historyID ?? 0, summary: summary, error: nil)
+            let counts = try? store.counts()
+            await status.update {
+                $0.phase = .idle
+                $0.lastSyncCompleted = Date()
+                $0.pendingUploads = counts?.pending ?? $0.pendingUploads
+                $0.failedUploads = counts?.failed ?? $0.failedUploads
+            }
+            await status.emit(.completed(summary))
+            return summary
+        } catch {
+            let cairnError = (error as? CairnError) ?? (error is CancellationError ? CairnError(.cancelled, "The sync was cancelled") : CairnError.store(error))
+            let body = ErrorBody(code: cairnError.code, message: cairnError.message)
+            try? store.endHistory(historyID ?? 0, summary: summary, error: "\(cairnError.code): \(cairnError.message)")
+            let counts = try? store.counts()
+            await status.update {
+                $0.phase = .idle
+                $0.lastError = body
+                $0.pendingUploads = counts?.pending ?? $0.pendingUploads
+                $0.failedUploads = counts?.failed ?? $0.failedUploads
+            }
+            await status.emit(.failed(body))
+            throw cairnError
+        }
+    }
+
+    /// Fetches the schema when it changed (ETag) and migrates the local tables.
+    func refreshSchema() async throws {
+        let etag = try store.meta(.schemaETag)
+        if let (schema, newETag) = try await api.schema(etag: store.schema == nil ? nil : etag) {
+            try store.apply(schema: schema, etag: newETag)
+        }
+    }
+}

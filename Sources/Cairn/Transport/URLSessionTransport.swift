@@ -1,0 +1,70 @@
+#if canImport(Darwin)
+import Foundation
+
+/// A transport on `URLSession`, for Apple platforms: the system network stack, with its proxy, VPN and cellular
+/// settings, and background sessions when the app configures one.
+public struct URLSessionTransport: HTTPTransport {
+    let session: URLSession
+
+    public init(session: URLSession = .shared) { self.session = session }
+
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        do {
+            let (data, response) = try await session.data(for: urlRequest(request))
+            let http = response as? HTTPURLResponse
+            return TransportResponse(status: http?.statusCode ?? 0, headers: headers(http), body: data)
+        } catch {
+            throw Self.map(error)
+        }
+    }
+
+    public func stream(_ request: TransportRequest) async throws -> (status: Int, chunks: AsyncThrowingStream<Data, any Error>) {
+        let (bytes, response): (URLSession.AsyncBytes, URLResponse)
+        do {
+            (bytes, response) = try await session.bytes(for: urlRequest(request))
+        } catch {
+            throw Self.map(error)
+        }
+        let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        let task = Task {
+            do {
+                var line = Data()
+                for try await byte in bytes {
+                    line.append(byte)
+                    if byte == 0x0A { continuation.yield(line); line.removeAll() }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: Self.map(error))
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, stream)
+    }
+
+    private func urlRequest(_ request: TransportRequest) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        urlRequest.httpBody = request.body
+        let (seconds, attoseconds) = request.timeout.components
+        urlRequest.timeoutInterval = Double(seconds) + Double(attoseconds) / 1e18
+        for (name, value) in request.headers { urlRequest.addValue(value, forHTTPHeaderField: name) }
+        return urlRequest
+    }
+
+    private func headers(_ response: HTTPURLResponse?) -> [(String, String)] {
+        (response?.allHeaderFields ?? [:]).compactMap { key, value in
+            guard let key = key as? String else { return nil }
+            return (key, "\(value)")
+        }
+    }
+
+    static func map(_ error: any Error) -> CairnError {
+        if let error = error as? URLError {
+            if error.code == .timedOut { return CairnError(.timedOut, "The server did not answer in time", isRetryable: true, cause: error) }
+            if error.code == .cancelled { return CairnError(.cancelled, "The request was cancelled") }
+        }
+        return CairnError(.networkUnavailable, "The server could not be reached", isRetryable: true, cause: error)
+    }
+}
+#endif
