@@ -1,0 +1,25 @@
+import Cairn
+import CairnProtocol
+import Foundation
+
+extension Fixture {
+    /// A client of the fixture's project signed in as `user`, on a network it can switch off.
+    public func client(
+        _ user: String, store: StoreLocation = .inMemory, network: SwitchableTransport = SwitchableTransport(),
+        configure: (inout CairnConfiguration) -> Void = { _ in }
+    ) async throws -> CairnClient {
+        var configuration = CairnConfiguration(
+            serverURL: server.baseURL, project: Fixture.project, device: "test-\(user)",
+            credentials: .password(user: user, password: TestServer.password), store: store)
+        configuration.retry = RetryPolicy(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(50), maximumAttempts: 3)
+        configure(&configuration)
+        return try await CairnClient.open(configuration, transport: network)
+    }
+
+    /// A path for a store file in a new temporary directory.
+    public static func temporaryStorePath() -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-store-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("store.sqlite").path
+    }
+}

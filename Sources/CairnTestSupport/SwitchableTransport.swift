@@ -1,0 +1,64 @@
+import Cairn
+import Foundation
+import Synchronization
+
+/// A transport whose network can be switched off, or made to fail on purpose, for tests.
+///
+/// ```swift
+/// let network = SwitchableTransport()
+/// network.isOnline = false      // every request fails as if offline
+/// network.loseResponses = 2     // the next 2 requests reach the server, but their answers are lost
+/// ```
+public final class SwitchableTransport: HTTPTransport, Sendable {
+    private let state = Mutex(State())
+    private let inner: any HTTPTransport
+
+    struct State {
+        var online = true
+        var loseResponses = 0
+        var requests = 0
+        var answer: (@Sendable (TransportRequest) -> TransportResponse?)?
+    }
+
+    public init(inner: any HTTPTransport = AsyncHTTPClientTransport()) { self.inner = inner }
+
+    /// When false, every request fails with `network_unavailable` before reaching the server.
+    public var isOnline: Bool {
+        get { state.withLock { $0.online } }
+        set { state.withLock { $0.online = newValue } }
+    }
+
+    /// How many of the next requests reach the server but lose their answer.
+    public var loseResponses: Int {
+        get { state.withLock { $0.loseResponses } }
+        set { state.withLock { $0.loseResponses = newValue } }
+    }
+
+    /// Requests sent so far.
+    public var requestCount: Int { state.withLock { $0.requests } }
+
+    /// Replaces the server's answers: return a response to answer in its place, `nil` to pass through.
+    public func intercept(_ answer: (@Sendable (TransportRequest) -> TransportResponse?)?) { state.withLock { $0.answer = answer } }
+
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let (online, answer) = state.withLock { state -> (Bool, (@Sendable (TransportRequest) -> TransportResponse?)?) in
+            state.requests += 1
+            return (state.online, state.answer)
+        }
+        guard online else { throw CairnError(.networkUnavailable, "offline (test)", isRetryable: true) }
+        if let answer, let response = answer(request) { return response }
+        let response = try await inner.send(request)
+        let lose = state.withLock { state -> Bool in
+            guard state.loseResponses > 0 else { return false }
+            state.loseResponses -= 1
+            return true
+        }
+        if lose { throw CairnError(.networkUnavailable, "the answer was lost (test)", isRetryable: true) }
+        return response
+    }
+
+    public func stream(_ request: TransportRequest) async throws -> (status: Int, chunks: AsyncThrowingStream<Data, any Error>) {
+        guard isOnline else { throw CairnError(.networkUnavailable, "offline (test)", isRetryable: true) }
+        return try await inner.stream(request)
+    }
+}
