@@ -16,6 +16,7 @@ public final class SwitchableTransport: HTTPTransport, Sendable {
     struct State {
         var online = true
         var loseResponses = 0
+        var losePath: String?
         var requests = 0
         var answer: (@Sendable (TransportRequest) -> TransportResponse?)?
     }
@@ -31,7 +32,15 @@ public final class SwitchableTransport: HTTPTransport, Sendable {
     /// How many of the next requests reach the server but lose their answer.
     public var loseResponses: Int {
         get { state.withLock { $0.loseResponses } }
-        set { state.withLock { $0.loseResponses = newValue } }
+        set { state.withLock { $0.loseResponses = newValue; $0.losePath = nil } }
+    }
+
+    /// Loses the answers of the next `count` requests whose path contains `path` (they still reach the server).
+    public func loseResponses(_ count: Int, whenPathContains path: String) {
+        state.withLock {
+            $0.loseResponses = count
+            $0.losePath = path
+        }
     }
 
     /// Requests sent so far.
@@ -49,7 +58,7 @@ public final class SwitchableTransport: HTTPTransport, Sendable {
         if let answer, let response = answer(request) { return response }
         let response = try await inner.send(request)
         let lose = state.withLock { state -> Bool in
-            guard state.loseResponses > 0 else { return false }
+            guard state.loseResponses > 0, state.losePath.map({ request.url.path.contains($0) }) ?? true else { return false }
             state.loseResponses -= 1
             return true
         }
