@@ -10,5 +10,8 @@ struct CairnCommand: AsyncParsableCommand {
             Start with `cairn demo` to watch two offline clients write, sync, conflict and converge.
             Run a server with `cairn serve --data ./cairn-data`, and set it up with `cairn admin`.
             """,
-        subcommands: [ServeCommand.self, AdminCommand.self, DemoCommand.self, BenchCommand.self])
+        subcommands: [
+            ServeCommand.self, AdminCommand.self, SyncCommand.self, PutCommand.self, DeleteCommand.self, QueryCommand.self,
+            DemoCommand.self, BenchCommand.self,
+        ])
 }

@@ -96,7 +96,7 @@ struct OfflineSyncTests {
         let rows = try alice.rows("SELECT id, count FROM \(table) WHERE done = ? ORDER BY count LIMIT 2", arguments: [true])
         #expect(rows == [["id": "n2", "count": 2], ["id": "n4", "count": 4]])
         let json = alice.queryJSON("SELECT id FROM notes WHERE count = 3")
-        #expect(json == #"{"result":{"database":{"records":[{"id":"n3"}]}},"status":"ok"}"#)
+        #expect(json == #"{"status":"ok","result":{"database":{"records":[{"id":"n3"}]}}}"#)
         #expect(alice.queryJSON("DELETE FROM notes").contains(#""status":"error""#))
         #expect(try alice.records(Query("notes")).count == 10)
     }

@@ -37,6 +37,13 @@ extension CairnClient {
         try store.setMeta(.project, configuration.project)
         try store.setMeta(.device, configuration.device)
 
+        guard configuration.connectOnOpen else {
+            guard store.schema != nil else {
+                throw CairnError(.schemaUnavailable, "This store has never synced: connect once first")
+            }
+            await client.refreshCounts()
+            return client
+        }
         do {
             try await client.engine.refreshSchema()
             if try store.meta(.clientID) == nil {
@@ -52,6 +59,21 @@ extension CairnClient {
         }
         await client.refreshCounts()
         return client
+    }
+
+    /// The server, project and user a store file was last opened with, without opening it for sync.
+    ///
+    /// ```swift
+    /// if let identity = try CairnClient.storedIdentity(at: path) { print(identity.user) }
+    /// ```
+    public static func storedIdentity(at path: String) throws -> (server: URL, project: String, user: String)? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let store: LocalStore
+        do { store = try LocalStore(location: .file(path)) } catch { throw CairnError.store(error) }
+        guard let server = try store.meta(.server).flatMap(URL.init(string:)), let project = try store.meta(.project),
+            let user = try store.meta(.user)
+        else { return nil }
+        return (server, project, user)
     }
 
     private static func make(_ configuration: CairnConfiguration, store: LocalStore, transport: (any HTTPTransport)?) async -> CairnClient {

@@ -112,13 +112,14 @@ extension CairnClient {
     /// `{"status":"ok","result":{"database":{"records":[...]}}}`, or `{"status":"error","error":{"code","message"}}`.
     public func queryJSON(_ sql: String, arguments: [JSONValue] = []) -> String {
         do {
-            let records = try rows(sql, arguments: arguments)
-            let value: JSONValue = ["status": "ok", "result": ["database": ["records": .array(records.map { .object($0) })]]]
-            return value.jsonText()
-        } catch let error as CairnError {
-            return JSONValue.object(["status": "error", "error": ["code": .string(error.code.rawValue), "message": .string(error.message)]]).jsonText()
+            var text = #"{"status":"ok","result":{"database":{"records":"#
+            JSONValue.array(try rows(sql, arguments: arguments).map { .object($0) }).write(to: &text)
+            return text + "}}}"
         } catch {
-            return JSONValue.object(["status": "error", "error": ["code": "internal_error", "message": .string("\(error)")]]).jsonText()
+            let failure = (error as? CairnError) ?? CairnError(.internalError, "\(error)")
+            var text = #"{"status":"error","error":"#
+            JSONValue.object(["code": .string(failure.code.rawValue), "message": .string(failure.message)]).write(to: &text)
+            return text + "}"
         }
     }
 

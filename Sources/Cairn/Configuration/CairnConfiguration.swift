@@ -83,6 +83,9 @@ public struct CairnConfiguration: Sendable {
     public var retry: RetryPolicy = RetryPolicy()
     /// The timeout of one HTTP request.
     public var requestTimeout: Duration = .seconds(30)
+    /// When false, ``CairnClient/open(_:transport:)`` does not contact the server (fully offline use of a store
+    /// that synced before).
+    public var connectOnOpen: Bool = true
 
     public init(serverURL: URL, project: String, device: String, credentials: Credentials, store: StoreLocation) {
         self.serverURL = serverURL

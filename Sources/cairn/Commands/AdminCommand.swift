@@ -31,6 +31,9 @@ struct AdminCommand: AsyncParsableCommand {
             """,
         subcommands: [AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self])
 
+    /// `--data` may come before the subcommand, as in `cairn admin --data DIR add-project NAME`.
+    @OptionGroup var options: AdminOptions
+
     struct AddProject: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add-project", abstract: "Create a project with an empty schema.")
         @OptionGroup var options: AdminOptions

@@ -1,0 +1,115 @@
+import ArgumentParser
+import Cairn
+import CairnProtocol
+import Foundation
+
+/// Options shared by the commands that work on a local store.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: "The local store file (created on first sync).")
+    var store: String
+
+    @Option(name: .long, help: "The server URL (remembered by the store after the first sync).")
+    var server: String?
+
+    @Option(name: .long, help: "The project (remembered by the store).")
+    var project: String?
+
+    @Option(name: .long, help: "The user (remembered by the store). The password comes from CAIRN_PASSWORD.")
+    var user: String?
+
+    /// Opens the store as a client; `connect` says whether to reach the server now.
+    func open(connect: Bool) async throws -> CairnClient {
+        let remembered = try CLIError.wrap("cannot read the store \(store)") { try CairnClient.storedIdentity(at: store) }
+        guard let serverText = server ?? remembered?.server.absoluteString, let serverURL = URL(string: serverText),
+            let project = project ?? remembered?.project, let user = user ?? remembered?.user
+        else {
+            throw CLIError("the store \(store) has not synced yet: give --server, --project and --user once")
+        }
+        let password = ProcessInfo.processInfo.environment["CAIRN_PASSWORD"] ?? ""
+        if connect && password.isEmpty { throw CLIError("set CAIRN_PASSWORD to \(user)'s password") }
+        var configuration = CairnConfiguration(
+            serverURL: serverURL, project: project, device: ProcessInfo.processInfo.hostName,
+            credentials: .password(user: user, password: password), store: .file(store))
+        configuration.app = "cairn"
+        configuration.connectOnOpen = connect
+        return try await CLIError.wrap("cannot open the store \(store)") { try await CairnClient.open(configuration) }
+    }
+}
+
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Upload a local store's pending changes, then download the server's changes.",
+        discussion: """
+            The first sync needs --server, --project and --user; the store remembers them.
+            The password is read from the CAIRN_PASSWORD environment variable.
+
+            Example:
+              CAIRN_PASSWORD=... cairn sync --store field.sqlite --server http://127.0.0.1:8080 --project field --user alice
+            """)
+
+    @OptionGroup var options: StoreOptions
+
+    func run() async throws {
+        let client = try await options.open(connect: true)
+        let summary = try await CLIError.wrap("sync failed") { try await client.sync() }
+        let status = await client.status()
+        print("synced: pushed \(summary.pushed), pulled \(summary.pulled), conflicts \(summary.conflicts), failed \(summary.failed); "
+              + "pending \(status.pendingUploads), failed uploads \(status.failedUploads)")
+    }
+}
+
+struct PutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "put",
+        abstract: "Create or replace a record in a local store, offline, and queue its upload.",
+        discussion: #"Example: cairn put --store field.sqlite notes n-1 '{"title": "Check exits", "done": false}'"#)
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The collection.") var collection: String
+    @Argument(help: "The record id.") var id: String
+    @Argument(help: "The record's data as a JSON object.") var json: String
+
+    func run() async throws {
+        let value = try CLIError.wrap("the data is not valid JSON") { try JSONValue(parsing: json) }
+        guard let data = value.objectValue else { throw CLIError("the data must be a JSON object") }
+        let client = try await options.open(connect: false)
+        let record = try CLIError.wrap("cannot put \(collection)/\(id)") { try client.save(collection, id: id, data: data) }
+        print("saved \(collection)/\(record.id) locally; \(try client.pendingOperations().count) pending change(s) wait for sync")
+    }
+}
+
+struct DeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a record in a local store, offline, and queue the deletion.")
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The collection.") var collection: String
+    @Argument(help: "The record id.") var id: String
+
+    func run() async throws {
+        let client = try await options.open(connect: false)
+        try CLIError.wrap("cannot delete \(collection)/\(id)") { try client.delete(collection, id: id) }
+        print("deleted \(collection)/\(id) locally; \(try client.pendingOperations().count) pending change(s) wait for sync")
+    }
+}
+
+struct QueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Run read-only SQL on a local store and print {\"status\":\"ok\",\"result\":{\"database\":{\"records\":[...]}}}.",
+        discussion: """
+            A collection's table has the collection's name; Cairn's own tables start with cairn_.
+            Example: cairn query --store field.sqlite "SELECT id, title FROM notes WHERE done = 0"
+            """)
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The SQL.") var sql: String
+
+    func run() async throws {
+        let client = try await options.open(connect: false)
+        let output = client.queryJSON(sql)
+        print(output)
+        if output.hasPrefix(#"{"status":"error""#) { throw ExitCode.failure }
+    }
+}
