@@ -74,6 +74,6 @@ extension CairnError {
 
     static func store(_ error: any Error) -> CairnError {
         if let error = error as? CairnError { return error }
-        return CairnError(.storeFailed, "The local store failed: \(type(of: error))", cause: error)
+        return CairnError(.storeFailed, "The local store failed: \(error)", cause: error)
     }
 }

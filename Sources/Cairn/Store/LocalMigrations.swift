@@ -31,6 +31,7 @@ enum LocalMigrations {
                     waits_for TEXT
                 );
                 CREATE INDEX cairn_queue_record ON cairn_queue(collection, record_id);
+                CREATE INDEX cairn_queue_waits ON cairn_queue(waits_for) WHERE waits_for IS NOT NULL;
                 CREATE TABLE cairn_shadow (
                     collection TEXT NOT NULL,
                     record_id TEXT NOT NULL,
@@ -54,6 +55,7 @@ enum LocalMigrations {
                     error_message TEXT NOT NULL,
                     failed_at REAL NOT NULL
                 );
+                CREATE INDEX cairn_failed_record ON cairn_failed(collection, record_id);
                 CREATE TABLE cairn_conflicts (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,
                     collection TEXT NOT NULL,

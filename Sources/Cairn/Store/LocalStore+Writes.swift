@@ -60,10 +60,15 @@ extension LocalStore {
     /// Applies a local write and queues its upload in one transaction: once this returns, the change survives a crash.
     @discardableResult
     func write(collection name: String, id: String, change: LocalChange, now: Date = Date()) throws -> LocalRecord? {
+        try writer.write { db in try write(db, collection: name, id: id, change: change, now: now) }
+    }
+
+    /// Applies a local write inside the caller's transaction.
+    func write(_ db: Database, collection name: String, id: String, change: LocalChange, now: Date = Date()) throws -> LocalRecord? {
         let collection = try self.collection(name)
         guard Names.isValidID(id) else { throw CairnError.invalid("id \"\(id)\" must be 1-128 characters of [A-Za-z0-9_.:-]") }
         let table = CollectionTable(schema: collection)
-        return try writer.write { db -> LocalRecord? in
+        do {
             let visible = try table.row(db, id: id)
             let kind: OperationKind
             var newData: [String: JSONValue]?

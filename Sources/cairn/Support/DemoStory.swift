@@ -1,11 +1,13 @@
+import Cairn
 import CairnProtocol
 import CairnServer
 import CairnTestSupport
 import Foundation
 
-/// The narrated demo: a server and two workers whose offline edits meet, conflict and converge.
+/// The narrated demo: a server and two field workers whose offline edits meet, conflict, resolve and converge.
 final class DemoStory: @unchecked Sendable {
     private var server: TestServer?
+    private var directory: URL?
     private var step = 0
 
     func say(_ text: String) {
@@ -13,74 +15,100 @@ final class DemoStory: @unchecked Sendable {
         print("\(step). \(text)")
     }
 
-    func stop() async { await server?.stop() }
+    func stop() async {
+        await server?.stop()
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    static let schema = Schema(collections: [
+        CollectionSchema(
+            name: "inspections",
+            fields: [FieldSchema(name: "site", type: .string), FieldSchema(name: "status", type: .string),
+                     FieldSchema(name: "score", type: .integer), FieldSchema(name: "notes", type: .string),
+                     FieldSchema(name: "due", type: .datetime)],
+            indexes: [["status"]], conflictPolicy: .mergeFields),
+        CollectionSchema(name: "sites", fields: [FieldSchema(name: "name", type: .string), FieldSchema(name: "open", type: .boolean)]),
+    ])
 
     func run() async throws {
         let server = try await TestServer.start()
         self.server = server
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.directory = directory
         say("Started a Cairn server at \(server.baseURL) with a temporary data directory.")
-        let schema = Schema(collections: [
-            CollectionSchema(
-                name: "inspections",
-                fields: [FieldSchema(name: "site", type: .string), FieldSchema(name: "status", type: .string),
-                         FieldSchema(name: "score", type: .integer), FieldSchema(name: "notes", type: .string)],
-                indexes: [["status"]], conflictPolicy: .mergeFields)
-        ])
-        try await server.setUp(project: "field", schema: schema, users: ["alice": .writer, "bob": .writer])
-        say("Created project \"field\" with a merge-fields collection \"inspections\", and users alice and bob.")
+        try await server.setUp(project: "field", schema: Self.schema, users: ["alice": .writer, "bob": .writer])
+        say("Created project \"field\": \"inspections\" (merge-fields) and \"sites\" (reject), and users alice and bob.")
 
-        let http = TestHTTPClient(baseURL: server.baseURL)
-        let alice = try await http.login("alice").accessToken
-        let bob = try await http.login("bob").accessToken
-        func push(_ token: String, _ operations: [SyncOperation]) async throws -> [OperationResult] {
-            let reply = try await http.send(.POST, "/v1/projects/field/batch", token: token, value: BatchRequest(operations: operations))
-            guard reply.status == 200 else { throw try reply.decode(ErrorEnvelope.self).error }
-            return try reply.decode(BatchResponse.self).results
+        let aliceNetwork = SwitchableTransport(), bobNetwork = SwitchableTransport()
+        func open(_ user: String, _ network: SwitchableTransport) async throws -> CairnClient {
+            var configuration = CairnConfiguration(
+                serverURL: server.baseURL, project: "field", device: "\(user)-tablet",
+                credentials: .password(user: user, password: TestServer.password),
+                store: .file(directory.appendingPathComponent("\(user).sqlite").path))
+            configuration.conflictResolver = .merge(fallback: .server)
+            configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumAttempts: 2)
+            return try await CairnClient.open(configuration, transport: network)
+        }
+        let alice = try await open("alice", aliceNetwork)
+        let bob = try await open("bob", bobNetwork)
+        say("alice and bob opened local stores; each learned the schema and made a table per collection.")
+
+        try alice.writeBatch { batch in
+            try batch.save("sites", id: "site-1", data: ["name": "North depot", "open": true])
+            try batch.save("inspections", id: "insp-1", data: ["site": "site-1", "status": "open", "score": 0, "due": "2026-12-01T09:00:00Z"])
+        }
+        try await alice.sync()
+        try await bob.sync()
+        say("alice created site-1 and inspection insp-1 and synced; bob pulled them.")
+
+        aliceNetwork.isOnline = false
+        bobNetwork.isOnline = false
+        say("Both lose the network.")
+        try alice.patch("inspections", id: "insp-1", ["status": "passed"])
+        try alice.create("inspections", id: "insp-2", data: ["site": "site-1", "status": "open", "score": 0])
+        try bob.patch("inspections", id: "insp-1", ["score": 87, "notes": "exits clear"])
+        try bob.patch("inspections", id: "insp-1", ["status": "failed"])
+        try bob.create("inspections", id: "insp-3", data: ["site": "site-1", "status": "open", "score": 0])
+        try bob.patch("sites", id: "site-1", ["open": false])
+        let bobQueue = try bob.pendingOperations().map { "\($0.kind.rawValue) \($0.recordID)" }
+        say("Offline, alice passed insp-1 and added insp-2; bob scored insp-1, failed it, added insp-3 and closed site-1.")
+        say("bob's two edits of insp-1 combined into one queued patch: \(bobQueue.joined(separator: ", ")).")
+        do {
+            try await alice.sync()
+        } catch let error as CairnError {
+            say("alice tried to sync offline: \(error.code), and her \(try alice.pendingOperations().count) changes stay queued.")
         }
 
-        let created = try await push(alice, (1...3).map {
-            SyncOperation(opId: "alice-create-\($0)", collection: "inspections", id: "site-\($0)", op: .create,
-                          data: ["site": .string("Site \($0)"), "status": "open", "score": 0])
-        })
-        say("alice pushed 3 inspections made offline: \(created.map { "\($0.status.rawValue) v\($0.record?.version ?? 0)" }.joined(separator: ", ")).")
-        let replay = try await push(alice, [SyncOperation(opId: "alice-create-1", collection: "inspections", id: "site-1", op: .create,
-                                                          data: ["site": "Site 1", "status": "open", "score": 0])])
-        say("alice's retry of a lost response replays the original result (\(replay[0].status.rawValue) v\(replay[0].record?.version ?? 0)); nothing is applied twice.")
-
-        let aliceEdit = try await push(alice, [SyncOperation(opId: "alice-edit", collection: "inspections", id: "site-1", op: .patch, baseVersion: 1, data: ["status": "passed"])])
-        let bobEdit = try await push(bob, [SyncOperation(opId: "bob-edit", collection: "inspections", id: "site-1", op: .patch, baseVersion: 1, data: ["score": 87])])
-        say("alice set site-1 status and bob its score, both from version 1: \(aliceEdit[0].status.rawValue), \(bobEdit[0].status.rawValue) (different fields merge).")
-        let clash = try await push(bob, [SyncOperation(opId: "bob-clash", collection: "inspections", id: "site-1", op: .patch, baseVersion: 1, data: ["status": "failed"])])
-        guard clash[0].status == .conflict, let current = clash[0].current else { throw CLIError("expected a conflict") }
-        say("bob also changed status from version 1: conflict, the server holds \(current.data["status"]?.stringValue ?? "?") at v\(current.version).")
-        let resolved = try await push(bob, [SyncOperation(opId: "bob-resolve", collection: "inspections", id: "site-1", op: .patch, baseVersion: current.version, data: ["notes": "bob agrees: passed"])])
-        say("bob resolved it by keeping the server's status and adding a note: \(resolved[0].status.rawValue) v\(resolved[0].record?.version ?? 0).")
-
-        var replicas: [String: [String: Change]] = [:]
-        for (user, token) in [("alice", alice), ("bob", bob)] {
-            var cursor: String?
-            var replica: [String: Change] = [:]
-            repeat {
-                let path = "/v1/projects/field/collections/inspections/changes?limit=2" + (cursor.map { "&since=\($0)" } ?? "")
-                let page = try await http.send(.GET, path, token: token).decode(ChangesPage.self)
-                for change in page.changes { replica[change.id] = change.deleted ? nil : change }
-                cursor = page.hasMore ? page.cursor : nil
-            } while cursor != nil
-            replicas[user] = replica
+        aliceNetwork.isOnline = true
+        bobNetwork.isOnline = true
+        let aliceSummary = try await alice.sync()
+        say("Back online, alice synced: pushed \(aliceSummary.pushed), pulled \(aliceSummary.pulled).")
+        let bobSummary = try await bob.sync()
+        say("bob synced: pushed \(bobSummary.pushed), conflicts \(bobSummary.conflicts) (both changed insp-1's status).")
+        if let conflict = try bob.conflicts().first {
+            say("bob's conflict on \(conflict.conflict.id): base \(conflict.conflict.base?["status"]?.stringValue ?? "-"), "
+                + "his \(conflict.conflict.local?["status"]?.stringValue ?? "-"), server \(conflict.conflict.server?["status"]?.stringValue ?? "-") "
+                + "-> \(conflict.resolution): fields changed on one side merged, the status kept the server's.")
         }
-        say("alice and bob pulled the changes feed in pages of 2.")
+        try await alice.sync()
+        say("alice synced again and received bob's merged changes.")
 
-        let digest = try await http.send(.GET, "/v1/projects/field/collections/inspections/digest", token: alice).decode(DigestResponse.self)
         var converged = true
-        for (user, replica) in replicas.sorted(by: { $0.key < $1.key }) {
-            let local = CollectionDigest(pairs: replica.values.map { ($0.id, $0.version) })
-            let same = local.value == digest.digest && local.count == digest.count
-            converged = converged && same
-            say("\(user)'s replica: \(local.count) records, digest \(local.value.prefix(12)) \(same ? "matches" : "DIFFERS FROM") the server's.")
+        for (name, client) in [("alice", alice), ("bob", bob)] {
+            for collection in ["inspections", "sites"] {
+                let verification = try await client.verify(collection)
+                converged = converged && verification.matches
+                say("\(name)'s \(collection): \(verification.localCount) records, digest \(verification.localDigest.prefix(12)) "
+                    + (verification.matches ? "matches the server." : "DIFFERS from the server's \(verification.serverDigest.prefix(12))."))
+            }
         }
-        let site1 = replicas["alice"]?["site-1"]?.data ?? [:]
-        say("site-1 everywhere: \(JSONValue.object(site1).jsonText())")
-        guard converged else { throw CLIError("the replicas did not converge") }
+        let insp1 = try alice.record("inspections", id: "insp-1")?.data ?? [:]
+        say("insp-1 everywhere: \(JSONValue.object(insp1).jsonText())")
+        print(alice.queryJSON("SELECT id, status, score FROM inspections ORDER BY id"))
+        guard converged, try alice.records(Query("inspections")) == bob.records(Query("inspections")) else {
+            throw CLIError("the replicas did not converge")
+        }
         print("✔ all replicas converged.")
     }
 }

@@ -1,0 +1,59 @@
+import CairnProtocol
+import Foundation
+import GRDB
+
+/// Writes made inside ``CairnClient/writeBatch(_:)``: all commit together, or none do.
+public struct BatchWriter {
+    let store: LocalStore
+    let db: Database
+
+    /// Creates a record; `already_exists` if the id is taken locally.
+    @discardableResult
+    public func create(_ collection: String, id: String, data: [String: JSONValue]) throws -> LocalRecord {
+        try store.write(db, collection: collection, id: id, change: .create(data))!
+    }
+
+    /// Creates or fully replaces a record.
+    @discardableResult
+    public func save(_ collection: String, id: String, data: [String: JSONValue]) throws -> LocalRecord {
+        try store.write(db, collection: collection, id: id, change: .save(data))!
+    }
+
+    /// Applies a JSON Merge Patch to a record.
+    @discardableResult
+    public func patch(_ collection: String, id: String, _ patch: [String: JSONValue]) throws -> LocalRecord {
+        try store.write(db, collection: collection, id: id, change: .patch(patch))!
+    }
+
+    /// Deletes a record.
+    public func delete(_ collection: String, id: String) throws {
+        try store.write(db, collection: collection, id: id, change: .delete)
+    }
+
+    /// Encodes `value` and saves it as the record `id`.
+    @discardableResult
+    public func save<T: Encodable>(_ value: T, in collection: String, id: String) throws -> LocalRecord {
+        try save(collection, id: id, data: CairnClient.encode(value))
+    }
+}
+
+extension CairnClient {
+    /// Makes many local writes in one transaction: faster for imports, and all-or-nothing.
+    ///
+    /// ```swift
+    /// try client.writeBatch { batch in
+    ///     for visit in visits { try batch.save(visit, in: "visits", id: visit.id) }
+    /// }
+    /// ```
+    @discardableResult
+    public func writeBatch<T>(_ body: (BatchWriter) throws -> T) throws -> T {
+        try checkOpen()
+        do {
+            return try store.writer.write { db in try body(BatchWriter(store: store, db: db)) }
+        } catch let error as CairnError {
+            throw error
+        } catch {
+            throw CairnError.store(error)
+        }
+    }
+}
