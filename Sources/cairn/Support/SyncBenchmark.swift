@@ -1,9 +1,11 @@
+import Cairn
 import CairnProtocol
 import CairnServer
 import CairnTestSupport
 import Foundation
 
-/// Pushes and pulls records over real HTTP against a `cairn serve` child process and reports the rates.
+/// Measures sync against a `cairn serve` child process on loopback: the SDK's push, initial pull and incremental
+/// pull, then the server alone over raw HTTP.
 struct SyncBenchmark {
     let records: Int
     let batchSize: Int
@@ -11,13 +13,15 @@ struct SyncBenchmark {
     let log: (String) -> Void
 
     static let project = "bench"
+    static let fields: [FieldSchema] = [
+        FieldSchema(name: "title", type: .string), FieldSchema(name: "body", type: .string),
+        FieldSchema(name: "count", type: .integer), FieldSchema(name: "score", type: .number),
+        FieldSchema(name: "done", type: .boolean), FieldSchema(name: "due", type: .datetime),
+        FieldSchema(name: "tags", type: .json),
+    ]
     static let schema = Schema(collections: [
-        CollectionSchema(name: "items", fields: [
-            FieldSchema(name: "title", type: .string), FieldSchema(name: "body", type: .string),
-            FieldSchema(name: "count", type: .integer), FieldSchema(name: "score", type: .number),
-            FieldSchema(name: "done", type: .boolean), FieldSchema(name: "due", type: .datetime),
-            FieldSchema(name: "tags", type: .json),
-        ], conflictPolicy: .mergeFields)
+        CollectionSchema(name: "items", fields: fields, conflictPolicy: .mergeFields),
+        CollectionSchema(name: "raw_items", fields: fields, conflictPolicy: .mergeFields),
     ])
 
     /// One record of about 500 bytes.
@@ -34,6 +38,7 @@ struct SyncBenchmark {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let admin = ServerAdmin(storage: try SQLiteStorage(path: ServerConfiguration(dataDirectory: directory).databasePath))
             try await admin.addProject(Self.project)
             try await admin.setSchema(project: Self.project, Self.schema)
@@ -42,71 +47,110 @@ struct SyncBenchmark {
         }
         let server = try ServerProcess(dataDirectory: directory)
         defer { server.stop() }
-        let http = TestHTTPClient(baseURL: server.baseURL)
-        let token = try await http.login("bench").accessToken
         log("server pid \(server.process.processIdentifier) at \(server.baseURL)")
 
-        // Push.
-        let pushStart = ContinuousClock.now
-        var bytesPushed = 0
-        for start in stride(from: 0, to: records, by: batchSize) {
-            let operations = (start..<min(start + batchSize, records)).map { index -> JSONValue in
-                ["opId": .string("op-\(index)"), "collection": "items", "id": .string("item-\(index)"), "op": "create",
-                 "data": .object(Self.record(index))]
-            }
-            let body = JSONValue.object(["operations": .array(operations)]).jsonData()
-            bytesPushed += body.count
-            let reply = try await http.send(.POST, "/v1/projects/\(Self.project)/batch", token: token, body: body)
-            guard reply.status == 200 else { throw CLIError("push answered \(reply.status): \(String(decoding: reply.body, as: UTF8.self))") }
+        var figures = try await measureSDK(server: server, directory: directory)
+        figures["clientPeakRSSBytes"] = .integer(Int64(ProcessMemory.peakRSS() ?? 0))
+        figures.merge(try await measureServer(server: server)) { $1 }
+        figures["serverPeakRSSBytes"] = .integer(Int64(server.peakRSS ?? 0))
+        figures["records"] = .integer(Int64(records))
+        log("client peak RSS \((figures["clientPeakRSSBytes"]?.integerValue ?? 0) / 1_048_576) MB, "
+            + "server peak RSS \((figures["serverPeakRSSBytes"]?.integerValue ?? 0) / 1_048_576) MB")
+        return figures
+    }
+
+    /// The SDK end to end: local writes, push, initial pull into a fresh store, incremental pulls.
+    private func measureSDK(server: ServerProcess, directory: URL) async throws -> [String: JSONValue] {
+        func client(_ name: String) async throws -> CairnClient {
+            var configuration = CairnConfiguration(
+                serverURL: server.baseURL, project: Self.project, device: name,
+                credentials: .password(user: "bench", password: TestServer.password),
+                store: .file(directory.appendingPathComponent("\(name).sqlite").path))
+            configuration.batchSize = batchSize
+            configuration.pageSize = pageSize
+            return try await CairnClient.open(configuration)
         }
-        let pushSeconds = seconds(since: pushStart)
-        log(String(format: "pushed %d records (%.0f bytes each) in %.2f s: %.0f records/s", records, Double(bytesPushed) / Double(records), pushSeconds, Double(records) / pushSeconds))
-
-        // Pull everything back.
-        let pullStart = ContinuousClock.now
-        var cursor: String?
-        var lastCursor = ""
-        var pulled = 0
-        repeat {
-            let path = "/v1/projects/\(Self.project)/collections/items/changes?limit=\(pageSize)" + (cursor.map { "&since=\($0)" } ?? "")
-            let reply = try await http.send(.GET, path, token: token)
-            let page = try JSONValue(parsing: reply.body)
-            pulled += page["changes"]?.arrayValue?.count ?? 0
-            lastCursor = page["cursor"]?.stringValue ?? lastCursor
-            cursor = page["hasMore"] == true ? lastCursor : nil
-        } while cursor != nil
-        let pullSeconds = seconds(since: pullStart)
-        guard pulled == records else { throw CLIError("pulled \(pulled) records, expected \(records)") }
-        log(String(format: "pulled %d records in pages of %d in %.2f s: %.0f records/s", pulled, pageSize, pullSeconds, Double(pulled) / pullSeconds))
-
-        // Incremental pulls: change 10 records, then pull the delta; the median of 20 rounds.
-        var latencies: [Double] = []
-        var since = lastCursor
-        for round in 0..<20 {
-            let operations = (0..<10).map { index in
-                SyncOperation(opId: "inc-\(round)-\(index)", collection: "items", id: "item-\(index * 7 + round)", op: .patch, data: ["count": .integer(Int64(round))])
+        let writer = try await client("writer")
+        let writeStart = ContinuousClock.now
+        for start in stride(from: 0, to: records, by: 5000) {
+            try writer.writeBatch { batch in
+                for index in start..<min(start + 5000, records) { try batch.save("items", id: "item-\(index)", data: Self.record(index)) }
             }
-            _ = try await http.send(.POST, "/v1/projects/\(Self.project)/batch", token: token, value: BatchRequest(operations: operations))
+        }
+        let writeSeconds = seconds(since: writeStart)
+        log(rate("wrote locally", records, writeSeconds))
+
+        let pushStart = ContinuousClock.now
+        let pushed = try await writer.push().pushed
+        let pushSeconds = seconds(since: pushStart)
+        guard pushed == records else { throw CLIError("pushed \(pushed) of \(records)") }
+        log(rate("pushed through the SDK in batches of \(batchSize)", records, pushSeconds))
+
+        let reader = try await client("reader")
+        let pullStart = ContinuousClock.now
+        let pulled = try await reader.pull(["items"]).pulled
+        let pullSeconds = seconds(since: pullStart)
+        guard pulled == records else { throw CLIError("pulled \(pulled) of \(records)") }
+        log(rate("initial pull through the SDK in pages of \(pageSize)", records, pullSeconds))
+        guard try await reader.verify("items").matches else { throw CLIError("the reader does not match the server") }
+
+        var latencies: [Double] = []
+        for round in 0..<20 {
+            try writer.writeBatch { batch in
+                for index in 0..<10 { try batch.patch("items", id: "item-\((index * 7919 + round) % records)", ["count": .integer(Int64(round))]) }
+            }
+            try await writer.push()
             let start = ContinuousClock.now
-            let reply = try await http.send(.GET, "/v1/projects/\(Self.project)/collections/items/changes?since=\(since)", token: token)
-            let page = try JSONValue(parsing: reply.body)
+            try await reader.pull(["items"])
             latencies.append(seconds(since: start) * 1000)
-            since = page["cursor"]?.stringValue ?? since
         }
         let incremental = latencies.sorted()[latencies.count / 2]
         log(String(format: "incremental pull of 10 changes: median %.2f ms", incremental))
-
-        let serverPeak = server.peakRSS ?? 0
-        let clientPeak = ProcessMemory.peakRSS() ?? 0
-        log("server peak RSS \(serverPeak / 1_048_576) MB, client peak RSS \(clientPeak / 1_048_576) MB")
         return [
-            "records": .integer(Int64(records)),
+            "localWritesPerSecond": .number((Double(records) / writeSeconds).rounded()),
             "pushOpsPerSecond": .number((Double(records) / pushSeconds).rounded()),
             "pullRecordsPerSecond": .number((Double(records) / pullSeconds).rounded()),
             "incrementalPullMilliseconds": .number((incremental * 100).rounded() / 100),
-            "clientPeakRSSBytes": .integer(Int64(clientPeak)),
-            "serverPeakRSSBytes": .integer(Int64(serverPeak)),
         ]
+    }
+
+    /// The server alone, over raw HTTP: batches of `batchSize` creates, then pages of `pageSize`.
+    private func measureServer(server: ServerProcess) async throws -> [String: JSONValue] {
+        let http = TestHTTPClient(baseURL: server.baseURL)
+        let token = try await http.login("bench").accessToken
+        let pushStart = ContinuousClock.now
+        for start in stride(from: 0, to: records, by: batchSize) {
+            let operations = (start..<min(start + batchSize, records)).map { index -> JSONValue in
+                ["opId": .string("raw-\(index)"), "collection": "raw_items", "id": .string("item-\(index)"), "op": "create",
+                 "data": .object(Self.record(index))]
+            }
+            let reply = try await http.send(.POST, "/v1/projects/\(Self.project)/batch", token: token,
+                                            body: JSONValue.object(["operations": .array(operations)]).jsonData())
+            guard reply.status == 200 else { throw CLIError("push answered \(reply.status)") }
+        }
+        let pushSeconds = seconds(since: pushStart)
+        log(rate("server: pushed over raw HTTP", records, pushSeconds))
+
+        let pullStart = ContinuousClock.now
+        var cursor: String?
+        var pulled = 0
+        repeat {
+            let path = "/v1/projects/\(Self.project)/collections/raw_items/changes?limit=\(pageSize)" + (cursor.map { "&since=\($0)" } ?? "")
+            let page = try JSONValue(parsing: try await http.send(.GET, path, token: token).body)
+            pulled += page["changes"]?.arrayValue?.count ?? 0
+            cursor = page["hasMore"] == true ? page["cursor"]?.stringValue : nil
+        } while cursor != nil
+        let pullSeconds = seconds(since: pullStart)
+        guard pulled == records else { throw CLIError("pulled \(pulled) records, expected \(records)") }
+        log(rate("server: pulled over raw HTTP", records, pullSeconds))
+        return [
+            "serverPushRecordsPerSecond": .number((Double(records) / pushSeconds).rounded()),
+            "serverPullRecordsPerSecond": .number((Double(records) / pullSeconds).rounded()),
+        ]
+    }
+
+    private func rate(_ what: String, _ count: Int, _ seconds: Double) -> String {
+        String(format: "%@: %d records in %.2f s, %.0f records/s", what, count, seconds, Double(count) / seconds)
     }
 
     private func seconds(since start: ContinuousClock.Instant) -> Double {
