@@ -81,7 +81,12 @@ struct JSONValueTests {
         #expect(RFC3339.date(from: "2026-11-22t05:30:00-04:30") == utc)
         #expect(RFC3339.string(from: utc) == "2026-11-22T10:00:00.000Z")
         let fraction = try #require(RFC3339.date(from: "2026-11-22T10:00:00.123456Z"))
-        #expect(RFC3339.string(from: fraction) == "2026-11-22T10:00:00.123Z")
+        #expect(RFC3339.string(from: fraction) == "2026-11-22T10:00:00.123456Z")
+        // Any Date survives formatting and parsing exactly.
+        for seconds in [0.0, 815_000_000.123_456_7, -1.5, 1e9 + 1.0 / 3, 2_000_000_000.999_999_9] {
+            let date = Date(timeIntervalSinceReferenceDate: seconds)
+            #expect(RFC3339.date(from: RFC3339.string(from: date)) == date, "\(seconds)")
+        }
         #expect(RFC3339.string(from: Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
         for bad in ["2026-11-22", "2026-02-30T00:00:00Z", "2026-11-22T25:00:00Z", "2026-11-22T10:00:00", "2026-11-22T10:00:00+0100", "x"] {
             #expect(RFC3339.date(from: bad) == nil, "\(bad)")

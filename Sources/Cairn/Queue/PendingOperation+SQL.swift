@@ -13,7 +13,7 @@ extension PendingOperation {
 
     /// The newest queued change of a record.
     static func fetchLatest(_ db: Database, collection: String, id: String) throws -> PendingOperation? {
-        try Row.fetchOne(db, sql: "SELECT * FROM cairn_queue WHERE collection = ? AND record_id = ? ORDER BY seq DESC LIMIT 1",
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM cairn_queue WHERE collection = ? AND record_id = ? ORDER BY seq DESC LIMIT 1"),
                          arguments: [collection, id]).map(PendingOperation.init(row:))
     }
 

@@ -45,13 +45,14 @@ struct RemoteAPI: Sendable {
     }
 
     func batch(_ operations: [SyncOperation]) async throws -> [OperationResult] {
-        var text = "{\"operations\":["
+        var bytes = Array(#"{"operations":["#.utf8)
+        bytes.reserveCapacity(operations.count * 700)
         for (index, operation) in operations.enumerated() {
-            if index > 0 { text += "," }
-            operation.jsonValue.write(to: &text)
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            operation.jsonValue.write(into: &bytes, sortedKeys: false)
         }
-        text += "]}"
-        let response = try await send(method: "POST", path: "/v1/projects/\(project)/batch", body: Data(text.utf8))
+        bytes.append(contentsOf: "]}".utf8)
+        let response = try await send(method: "POST", path: "/v1/projects/\(project)/batch", body: Data(bytes))
         let results = try decode(BatchResponse.self, response).results
         guard results.count == operations.count, zip(results, operations).allSatisfy({ $0.opId == $1.opId }) else {
             throw CairnError.badResponse("the batch results do not match the operations sent")

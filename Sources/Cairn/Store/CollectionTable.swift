@@ -92,13 +92,13 @@ struct CollectionTable: Sendable {
 
     /// Removes the visible row of a record.
     func remove(_ db: Database, id: String) throws {
-        try db.execute(sql: "DELETE FROM \(quotedName) WHERE id = ?", arguments: [id])
+        try db.cachedStatement(sql: "DELETE FROM \(quotedName) WHERE id = ?").execute(arguments: [id])
     }
 
     /// The visible row of a record, if any.
     func row(_ db: Database, id: String) throws -> VisibleRow? {
         try Row.fetchOne(
-            db, sql: "SELECT cairn_data, cairn_version, cairn_pending, cairn_updated_at, cairn_updated_by FROM \(quotedName) WHERE id = ?",
+            db.cachedStatement(sql: "SELECT cairn_data, cairn_version, cairn_pending, cairn_updated_at, cairn_updated_by FROM \(quotedName) WHERE id = ?"),
             arguments: [id]
         ).map { row in
             let text: String = row[0]

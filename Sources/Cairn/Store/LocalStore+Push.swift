@@ -52,7 +52,21 @@ extension LocalStore {
 
     /// An upload was applied: the record's base moves to the committed state.
     private func acknowledge(_ db: Database, table: CollectionTable, operation: PendingOperation, record: ServerRecord) throws {
-        try db.execute(sql: "DELETE FROM cairn_queue WHERE seq = ?", arguments: [operation.sequence])
+        try db.cachedStatement(sql: "DELETE FROM cairn_queue WHERE seq = ?").execute(arguments: [operation.sequence])
+        let serverVersion = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT coalesce(server_version, 0) FROM cairn_shadow WHERE collection = ? AND record_id = ?"),
+            arguments: [table.name, operation.recordID]) ?? 0
+        if try !Self.hasLocalChanges(db, collection: table.name, id: operation.recordID), serverVersion <= record.version {
+            // The common case: nothing else is pending for this record, so it shows the committed state.
+            try Shadow.delete(db, table.name, operation.recordID)
+            if record.deleted {
+                try table.remove(db, id: operation.recordID)
+            } else {
+                try table.upsert(db, id: operation.recordID, data: record.data, version: record.version, pending: false,
+                                 updatedAt: record.updatedAt.map(RFC3339.string(from:)), updatedBy: record.updatedBy)
+            }
+            return
+        }
         try release(db, waitingFor: operation.opId, baseVersion: record.version)
         var shadow = try Shadow.fetch(db, table.name, operation.recordID) ?? Shadow()
         shadow.baseVersion = record.version
@@ -67,10 +81,6 @@ extension LocalStore {
                            arguments: [record.version, record.updatedAt.map(RFC3339.string(from:)), record.updatedBy, operation.recordID])
         } else {
             try rebuildVisible(db, table: table, id: operation.recordID)
-            if let updatedAt = record.updatedAt {
-                try db.execute(sql: "UPDATE \(table.quotedName) SET cairn_updated_at = ?, cairn_updated_by = ? WHERE id = ? AND cairn_version = ?",
-                               arguments: [RFC3339.string(from: updatedAt), record.updatedBy, operation.recordID, record.version])
-            }
         }
     }
 

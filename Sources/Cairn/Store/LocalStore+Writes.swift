@@ -23,7 +23,7 @@ struct Shadow: Sendable {
 
     static func fetch(_ db: Database, _ collection: String, _ id: String) throws -> Shadow? {
         try Row.fetchOne(
-            db, sql: "SELECT base_version, base_data, base_deleted, server_version, server_data, server_deleted FROM cairn_shadow WHERE collection = ? AND record_id = ?",
+            db.cachedStatement(sql: "SELECT base_version, base_data, base_deleted, server_version, server_data, server_deleted FROM cairn_shadow WHERE collection = ? AND record_id = ?"),
             arguments: [collection, id]
         ).map { row in
             let baseDeleted: Bool = row[2], serverDeleted: Bool = row[5]
@@ -34,20 +34,21 @@ struct Shadow: Sendable {
     }
 
     func save(_ db: Database, _ collection: String, _ id: String) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO cairn_shadow (collection, record_id, base_version, base_data, base_deleted, server_version, server_data, server_deleted)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (collection, record_id) DO UPDATE SET base_version = excluded.base_version, base_data = excluded.base_data,
                 base_deleted = excluded.base_deleted, server_version = excluded.server_version, server_data = excluded.server_data,
                 server_deleted = excluded.server_deleted
-                """,
+                """
+        ).execute(
             arguments: [collection, id, baseVersion, baseData.map { JSONValue.object($0).jsonText() }, baseData == nil,
                         serverVersion, serverData.map { JSONValue.object($0).jsonText() }, serverData == nil])
     }
 
     static func delete(_ db: Database, _ collection: String, _ id: String) throws {
-        try db.execute(sql: "DELETE FROM cairn_shadow WHERE collection = ? AND record_id = ?", arguments: [collection, id])
+        try db.cachedStatement(sql: "DELETE FROM cairn_shadow WHERE collection = ? AND record_id = ?").execute(arguments: [collection, id])
     }
 }
 
@@ -124,8 +125,9 @@ extension LocalStore {
                 try db.execute(sql: "DELETE FROM cairn_queue WHERE seq = ?", arguments: [combinable!.sequence])
             case .append(let appended):
                 let waitsFor = latest.map(\.opId)
-                try db.execute(
-                    sql: "INSERT INTO cairn_queue (op_id, collection, record_id, op, base_version, data, created_at, waits_for) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                try db.cachedStatement(
+                    sql: "INSERT INTO cairn_queue (op_id, collection, record_id, op, base_version, data, created_at, waits_for) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                ).execute(
                     arguments: [UUID().uuidString.lowercased(), name, id, appended.kind.rawValue,
                                 waitsFor == nil && appended.kind != .create ? shadow?.baseVersion : nil,
                                 appended.data.map { JSONValue.object($0).jsonText() }, now.timeIntervalSince1970, waitsFor])
@@ -137,20 +139,23 @@ extension LocalStore {
             } else {
                 try table.remove(db, id: id)
             }
-            if try !Self.hasLocalChanges(db, collection: name, id: id) {
+            if case .remove = outcome, try !Self.hasLocalChanges(db, collection: name, id: id) {
                 // The changes cancelled out: show the server's state again.
                 try rebuildVisible(db, table: table, id: id)
+                return try table.row(db, id: id)?.record
             }
-            return try table.row(db, id: id)?.record
+            return newData.map {
+                VisibleRow(id: id, data: $0, version: visible?.version ?? 0, pending: true, updatedAt: visible?.updatedAt, updatedBy: visible?.updatedBy).record
+            }
         }
     }
 
     /// True when the record has queued or failed changes.
     static func hasLocalChanges(_ db: Database, collection: String, id: String) throws -> Bool {
-        try Bool.fetchOne(db, sql: """
+        try Bool.fetchOne(db.cachedStatement(sql: """
             SELECT EXISTS (SELECT 1 FROM cairn_queue WHERE collection = ?1 AND record_id = ?2)
                 OR EXISTS (SELECT 1 FROM cairn_failed WHERE collection = ?1 AND record_id = ?2)
-            """, arguments: [collection, id]) ?? false
+            """), arguments: [collection, id]) ?? false
     }
 
     /// Recomputes a record's visible row: the latest server state known, with its remaining failed and queued

@@ -17,7 +17,7 @@ actor SyncEngine {
     let api: RemoteAPI
     let configuration: CairnConfiguration
     let status: StatusCenter
-    private var running: (scope: SyncScope, task: Task<SyncSummary, any Error>)?
+    private var running: (id: UUID, scope: SyncScope, task: Task<SyncSummary, any Error>)?
 
     init(store: LocalStore, api: RemoteAPI, configuration: CairnConfiguration, status: StatusCenter) {
         self.store = store
@@ -29,16 +29,20 @@ actor SyncEngine {
     /// Runs `scope`, or joins the run in progress when it covers it.
     func run(_ scope: SyncScope) async throws -> SyncSummary {
         while let current = running {
-            let summary = try await withTaskCancellationHandler {
-                try await current.task.value
+            let result = await withTaskCancellationHandler {
+                await current.task.result
             } onCancel: {
                 current.task.cancel()
             }
+            // The run may have ended before its starter resumed: forget it here too.
+            if running?.id == current.id { running = nil }
+            let summary = try result.get()
             if current.scope == scope || current.scope == SyncScope(push: true, pull: true, collections: nil) { return summary }
         }
+        let id = UUID()
         let task = Task { try await self.perform(scope) }
-        running = (scope, task)
-        defer { running = nil }
+        running = (id, scope, task)
+        defer { if running?.id == id { running = nil } }
         return try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {
@@ -48,7 +52,10 @@ actor SyncEngine {
 
     /// Waits for the run in progress, if any (sign-out).
     func waitForIdle() async {
-        while let current = running { _ = try? await current.task.value }
+        while let current = running {
+            _ = await current.task.result
+            if running?.id == current.id { running = nil }
+        }
     }
 
     private func perform(_ scope: SyncScope) async throws -> SyncSummary {

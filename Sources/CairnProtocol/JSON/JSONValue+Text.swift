@@ -28,44 +28,63 @@ extension JSONValue {
     /// Compact JSON text for this value. With `sortedKeys` (the default) the text is canonical:
     /// the same value always gives the same bytes.
     public func jsonText(sortedKeys: Bool = true) -> String {
-        var output = ""
-        output.reserveCapacity(64)
-        write(to: &output, sortedKeys: sortedKeys)
-        return output
+        String(decoding: jsonBytes(sortedKeys: sortedKeys), as: UTF8.self)
     }
 
     /// The compact JSON text as UTF-8 bytes.
     public func jsonData(sortedKeys: Bool = true) -> Data {
-        Data(jsonText(sortedKeys: sortedKeys).utf8)
+        Data(jsonBytes(sortedKeys: sortedKeys))
+    }
+
+    /// The compact JSON text as an array of UTF-8 bytes.
+    public func jsonBytes(sortedKeys: Bool = true) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        write(into: &output, sortedKeys: sortedKeys)
+        return output
     }
 
     /// Appends this value's compact JSON text to `output`.
     public func write(to output: inout String, sortedKeys: Bool = true) {
+        output += jsonText(sortedKeys: sortedKeys)
+    }
+
+    /// Appends this value's compact JSON text, as UTF-8, to `output`.
+    public func write(into output: inout [UInt8], sortedKeys: Bool = true) {
         switch self {
-        case .null: output += "null"
-        case .bool(let bool): output += bool ? "true" : "false"
-        case .integer(let int): output += String(int)
-        case .number(let double): output += JSONValue.format(double)
-        case .string(let string): JSONValue.writeString(string, to: &output)
+        case .null: output.append(contentsOf: JSONValue.nullBytes)
+        case .bool(let bool): output.append(contentsOf: bool ? JSONValue.trueBytes : JSONValue.falseBytes)
+        case .integer(let int): output.append(contentsOf: String(int).utf8)
+        case .number(let double): output.append(contentsOf: JSONValue.format(double).utf8)
+        case .string(let string): JSONValue.writeString(string, into: &output)
         case .array(let elements):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
-                if index > 0 { output += "," }
-                element.write(to: &output, sortedKeys: sortedKeys)
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                element.write(into: &output, sortedKeys: sortedKeys)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let members):
-            output += "{"
-            let keys = sortedKeys ? members.keys.sorted() : Array(members.keys)
-            for (index, key) in keys.enumerated() {
-                if index > 0 { output += "," }
-                JSONValue.writeString(key, to: &output)
-                output += ":"
-                members[key]!.write(to: &output, sortedKeys: sortedKeys)
+            output.append(UInt8(ascii: "{"))
+            var first = true
+            func member(_ key: String, _ value: JSONValue) {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
+                JSONValue.writeString(key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                value.write(into: &output, sortedKeys: sortedKeys)
             }
-            output += "}"
+            if sortedKeys {
+                for key in members.keys.sorted() { member(key, members[key]!) }
+            } else {
+                for (key, value) in members { member(key, value) }
+            }
+            output.append(UInt8(ascii: "}"))
         }
     }
+
+    private static let nullBytes = Array("null".utf8), trueBytes = Array("true".utf8), falseBytes = Array("false".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     static func format(_ double: Double) -> String {
         guard double.isFinite else { return "null" }
@@ -77,30 +96,36 @@ extension JSONValue {
 
     /// Appends `string` as a quoted, escaped JSON string.
     public static func writeString(_ string: String, to output: inout String) {
-        output += "\""
-        var needsEscape = false
-        for unit in string.utf8 where unit < 0x20 || unit == 0x22 || unit == 0x5C {
-            needsEscape = true
-            break
-        }
-        if !needsEscape {
-            output += string
-        } else {
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": output += "\\\""
-                case "\\": output += "\\\\"
-                case "\n": output += "\\n"
-                case "\r": output += "\\r"
-                case "\t": output += "\\t"
-                case _ where scalar.value < 0x20:
-                    output += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                        + String(scalar.value, radix: 16)
-                default: output.unicodeScalars.append(scalar)
+        var bytes: [UInt8] = []
+        writeString(string, into: &bytes)
+        output += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `string` as a quoted, escaped JSON string, in UTF-8.
+    public static func writeString(_ string: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { bytes in
+            var start = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                start = index + 1
+                switch byte {
+                case 0x22: output.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                default:
+                    output.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                               hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
                 }
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
         }
-        output += "\""
+        output.append(UInt8(ascii: "\""))
     }
 }
 

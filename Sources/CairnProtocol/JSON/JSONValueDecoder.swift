@@ -61,6 +61,11 @@ private func mismatch(expected: String, _ value: JSONValue, _ path: [any CodingK
 
 private func decodeValue<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> T {
     if T.self == JSONValue.self { return value as! T }
+    if T.self == [String: JSONValue].self {
+        // Record data: the parsed object as it is, with no per-member decoding.
+        guard case .object(let members) = value else { throw mismatch(expected: "an object", value, path) }
+        return members as! T
+    }
     let single = SingleContainer(value: value, codingPath: path)
     switch type {
     case is String.Type: return try single.decode(String.self) as! T

@@ -26,11 +26,29 @@ public enum RFC3339 {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
-        let fractionText = String(scaled)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
-            + String(repeating: "0", count: digits - fractionText.count) + fractionText + "Z"
+        var text = ""
+        text.reserveCapacity(32)
+        pad(Int(parts.tm_year) + 1900, 4, &text)
+        text += "-"
+        pad(Int(parts.tm_mon) + 1, 2, &text)
+        text += "-"
+        pad(Int(parts.tm_mday), 2, &text)
+        text += "T"
+        pad(Int(parts.tm_hour), 2, &text)
+        text += ":"
+        pad(Int(parts.tm_min), 2, &text)
+        text += ":"
+        pad(Int(parts.tm_sec), 2, &text)
+        text += "."
+        pad(Int(scaled), digits, &text)
+        return text + "Z"
+    }
+
+    /// Appends `value` with leading zeros to `width` digits (no `String(format:)`: it is slow on Linux).
+    private static func pad(_ value: Int, _ width: Int, _ text: inout String) {
+        let digits = String(value)
+        if digits.count < width { text += String(repeating: "0", count: width - digits.count) }
+        text += digits
     }
 
     /// Seconds from 1970-01-01 to 2001-01-01, Foundation's reference date.

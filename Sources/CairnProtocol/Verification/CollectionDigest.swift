@@ -25,7 +25,7 @@ public struct CollectionDigest: Sendable, Hashable {
             hasher.update(data: Data("\(id)\t\(version)\n".utf8))
         }
         count = pairs.count
-        value = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        value = Hex.encode(hasher.finalize())
     }
 }
 

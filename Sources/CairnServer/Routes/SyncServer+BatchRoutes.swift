@@ -20,13 +20,14 @@ extension SyncServer {
             let outcome = try await self.storage.applyBatch(
                 project: access.project, batch: batch, schema: schema, user: access.user, now: self.clock.now())
             await self.notifier.publish(project: access.project, changes: outcome.changedCollections)
-            var text = "{\"results\":["
+            var bytes = Array(#"{"results":["#.utf8)
+            bytes.reserveCapacity(outcome.results.count * 700)
             for (index, result) in outcome.results.enumerated() {
-                if index > 0 { text += "," }
-                result.jsonValue.write(to: &text, sortedKeys: false)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                result.jsonValue.write(into: &bytes, sortedKeys: false)
             }
-            text += "]}"
-            return Response.jsonBytes(ByteBuffer(string: text))
+            bytes.append(contentsOf: "]}".utf8)
+            return Response.jsonBytes(ByteBuffer(bytes: bytes))
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 extension SyncServer {
     /// `GET .../events`: Server-Sent Events, one `data:` line per collection change, comments as heartbeats.
@@ -13,6 +14,7 @@ extension SyncServer {
             let heartbeat = self.configuration.eventsHeartbeat
             let body = ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                // The stream ends when the client leaves, or when the server shuts down.
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     let (ticks, tick) = AsyncStream<ByteBuffer>.makeStream()
                     group.addTask {
@@ -27,6 +29,10 @@ extension SyncServer {
                             try await Task.sleep(for: .seconds(heartbeat))
                             tick.yield(ByteBuffer(string: ": keep-alive\n\n"))
                         }
+                    }
+                    group.addTask {
+                        try await gracefulShutdown()
+                        tick.finish()
                     }
                     for await buffer in ticks {
                         try await writer.write(buffer)

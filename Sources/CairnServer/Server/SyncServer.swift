@@ -66,7 +66,7 @@ public final class SyncServer: Sendable {
         Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "cairn"),
-            services: configuration.purgeInterval > 0 ? [PurgeService(server: self)] : [],
+            services: [MaintenanceService(server: self)],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

@@ -6,7 +6,7 @@ import Foundation
 public enum SchemaVersioning {
     /// The SHA-256 of `text`'s UTF-8 bytes, as lowercase hex.
     public static func digest(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(text.utf8)))
     }
 
     /// `schema` with its `version` set to the digest of its canonical form.

@@ -1,0 +1,36 @@
+import Foundation
+import ServiceLifecycle
+
+/// Runs the purge on a timer while the server runs, and ends live-notice streams at shutdown so open event
+/// connections do not hold the server up.
+struct MaintenanceService: Service {
+    let server: SyncServer
+
+    func run() async throws {
+        let interval = server.configuration.purgeInterval
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                guard interval > 0 else {
+                    // No timer: just wait for shutdown.
+                    try? await Task.sleep(for: .seconds(86400 * 365))
+                    continue
+                }
+                do {
+                    try await Task.sleep(for: .seconds(interval))
+                } catch {
+                    return
+                }
+                do {
+                    let report = try await server.purgeNow()
+                    server.logger.info("purged", metadata: [
+                        "tombstones": .stringConvertible(report.tombstones), "operations": .stringConvertible(report.operations),
+                        "tokens": .stringConvertible(report.tokens),
+                    ])
+                } catch {
+                    server.logger.error("purge failed", metadata: ["error": .string("\(type(of: error))")])
+                }
+            }
+        }
+        await server.notifier.finishAll()
+    }
+}
