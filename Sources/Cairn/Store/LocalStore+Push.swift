@@ -14,9 +14,9 @@ extension LocalStore {
                 ORDER BY q.seq LIMIT ?
                 """, arguments: [limit])
             let operations = rows.map(PendingOperation.init(row:))
-            for operation in operations where operation.attempts == 0 {
-                try db.execute(sql: "UPDATE cairn_queue SET attempts = attempts + 1 WHERE seq = ?", arguments: [operation.sequence])
-            }
+            let sequences = JSONValue.array(operations.map { .integer($0.sequence) }).jsonText()
+            try db.execute(sql: "UPDATE cairn_queue SET attempts = attempts + 1 WHERE seq IN (SELECT value FROM json_each(?))",
+                           arguments: [sequences])
             return operations
         }
     }
@@ -61,9 +61,18 @@ extension LocalStore {
             try Shadow.delete(db, table.name, operation.recordID)
             if record.deleted {
                 try table.remove(db, id: operation.recordID)
-            } else {
+                return
+            }
+            let dataText = JSONValue.object(record.data).jsonText()
+            let updatedAt = record.updatedAt.map(RFC3339.string(from:))
+            // Usually the server committed exactly the local data: then only the sync columns change.
+            try db.cachedStatement(sql: """
+                UPDATE \(table.quotedName) SET cairn_version = ?, cairn_pending = 0, cairn_updated_at = ?, cairn_updated_by = ?
+                WHERE id = ? AND cairn_data = ?
+                """).execute(arguments: [record.version, updatedAt, record.updatedBy, operation.recordID, dataText])
+            if db.changesCount == 0 {
                 try table.upsert(db, id: operation.recordID, data: record.data, version: record.version, pending: false,
-                                 updatedAt: record.updatedAt.map(RFC3339.string(from:)), updatedBy: record.updatedBy)
+                                 updatedAt: updatedAt, updatedBy: record.updatedBy)
             }
             return
         }

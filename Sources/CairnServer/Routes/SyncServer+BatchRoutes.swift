@@ -20,14 +20,15 @@ extension SyncServer {
             let outcome = try await self.storage.applyBatch(
                 project: access.project, batch: batch, schema: schema, user: access.user, now: self.clock.now())
             await self.notifier.publish(project: access.project, changes: outcome.changedCollections)
-            var bytes = Array(#"{"results":["#.utf8)
-            bytes.reserveCapacity(outcome.results.count * 700)
-            for (index, result) in outcome.results.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                result.jsonValue.write(into: &bytes, sortedKeys: false)
+            var buffer = ByteBuffer()
+            buffer.reserveCapacity(outcome.resultTexts.reduce(16) { $0 + $1.utf8.count + 1 })
+            buffer.writeString(#"{"results":["#)
+            for (index, text) in outcome.resultTexts.enumerated() {
+                if index > 0 { buffer.writeString(",") }
+                buffer.writeString(text)
             }
-            bytes.append(contentsOf: "]}".utf8)
-            return Response.jsonBytes(ByteBuffer(bytes: bytes))
+            buffer.writeString("]}")
+            return Response.jsonBytes(buffer)
         }
     }
 }

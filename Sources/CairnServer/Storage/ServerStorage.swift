@@ -129,6 +129,8 @@ public struct ChangesRows: Sendable {
 /// What a batch did.
 public struct BatchOutcome: Sendable {
     public var results: [OperationResult]
+    /// Each result as the JSON text stored for replay and sent back, in order.
+    public var resultTexts: [String]
     /// For live notices: the highest new version per changed collection.
     public var changedCollections: [String: Int64]
 }

@@ -7,12 +7,15 @@ extension SQLiteStorage {
         let updatedAt = RFC3339.string(from: now)
         let fingerprints = batch.operations.map { SchemaVersioning.digest($0.fingerprintText) }
         return try await pool.writeWithoutTransaction { db in
-            var outcome = BatchOutcome(results: [], changedCollections: [:])
+            var outcome = BatchOutcome(results: [], resultTexts: [], changedCollections: [:])
+            let updatedDate = RFC3339.date(from: updatedAt)
             try db.inTransaction(.immediate) {
                 var head = try Int64.fetchOne(db, sql: "SELECT head_version FROM projects WHERE name = ?", arguments: [project]) ?? 0
                 let startHead = head
                 var results: [OperationResult] = []
+                var texts: [String] = []
                 results.reserveCapacity(batch.operations.count)
+                texts.reserveCapacity(batch.operations.count)
                 var changed: [String: Int64] = [:]
                 let findOperation = try db.cachedStatement(sql: "SELECT fingerprint, result FROM operations WHERE project = ? AND op_id = ?")
                 let saveOperation = try db.cachedStatement(
@@ -34,10 +37,13 @@ extension SQLiteStorage {
                         if storedFingerprint == fingerprints[index] {
                             let text: String = stored[1]
                             results.append(try CairnJSON.decode(OperationResult.self, from: Array(text.utf8)))
+                            texts.append(text)
                         } else {
-                            results.append(.rejected(operation.opId, ErrorBody(
+                            let mismatch = OperationResult.rejected(operation.opId, ErrorBody(
                                 code: .idempotencyMismatch,
-                                message: "opId \(operation.opId) was already used for a different operation; use a new opId")))
+                                message: "opId \(operation.opId) was already used for a different operation; use a new opId"))
+                            results.append(mismatch)
+                            texts.append(mismatch.jsonValue.jsonText())
                         }
                         continue
                     }
@@ -45,20 +51,21 @@ extension SQLiteStorage {
                         try Self.recordState(id: operation.id, row: $0)
                     }
                     let result: OperationResult
+                    var text: String?
                     switch BatchPlanner.plan(operation, current: current, collection: schema.collection(named: operation.collection)) {
                     case .write(let data, let deleted):
                         head += 1
                         let fieldVersions = BatchPlanner.fieldVersions(previous: current, newData: data, deleted: deleted, version: head)
                         let record = Record(
-                            id: operation.id, version: head, updatedAt: RFC3339.date(from: updatedAt), updatedBy: user,
-                            deleted: deleted, data: deleted ? [:] : data)
+                            id: operation.id, version: head, updatedAt: updatedDate, updatedBy: user, deleted: deleted, data: deleted ? [:] : data)
+                        let dataText = JSONValue.object(record.data).jsonText()
                         try saveRecord.execute(arguments: [
                             project, operation.collection, operation.id, head, updatedAt, user, now.epochSeconds, deleted,
-                            JSONValue.object(record.data).jsonText(),
-                            JSONValue.object(fieldVersions.mapValues { .integer($0) }).jsonText(),
+                            dataText, JSONValue.object(fieldVersions.mapValues { .integer($0) }).jsonText(),
                         ])
                         changed[operation.collection] = head
                         result = .applied(operation.opId, record)
+                        text = Self.appliedText(opId: operation.opId, record: record, dataText: dataText, updatedAt: updatedAt)
                     case .unchanged(let record):
                         result = .applied(operation.opId, record)
                     case .conflict(let record):
@@ -66,10 +73,10 @@ extension SQLiteStorage {
                     case .reject(let error):
                         result = .rejected(operation.opId, error)
                     }
-                    try saveOperation.execute(arguments: [
-                        project, operation.opId, fingerprints[index], result.jsonValue.jsonText(), now.epochSeconds,
-                    ])
+                    let resultText = text ?? result.jsonValue.jsonText()
+                    try saveOperation.execute(arguments: [project, operation.opId, fingerprints[index], resultText, now.epochSeconds])
                     results.append(result)
+                    texts.append(resultText)
                 }
 
                 if batch.atomic, let failed = results.firstIndex(where: { $0.status != .applied }) {
@@ -80,17 +87,41 @@ extension SQLiteStorage {
                                 message: "not applied: the atomic batch was rolled back because operation \(failed) (\(results[failed].opId)) failed"))
                             : result
                     }
+                    outcome.resultTexts = outcome.results.map { $0.jsonValue.jsonText() }
                     return .rollback
                 }
                 if head != startHead {
                     try db.execute(sql: "UPDATE projects SET head_version = ? WHERE name = ?", arguments: [head, project])
                 }
                 outcome.results = results
+                outcome.resultTexts = texts
                 outcome.changedCollections = changed
                 return .commit
             }
             return outcome
         }
+    }
+
+    /// The JSON of an `applied` result, assembled around the data text already made for storage (the same bytes
+    /// as `OperationResult.jsonValue.jsonText()` would give).
+    static func appliedText(opId: String, record: CairnProtocol.Record, dataText: String, updatedAt: String) -> String {
+        var bytes = Array(#"{"opId":"#.utf8)
+        bytes.reserveCapacity(dataText.utf8.count + 160)
+        JSONValue.writeString(opId, into: &bytes)
+        bytes.append(contentsOf: #","record":{"#.utf8)
+        if !record.deleted {
+            bytes.append(contentsOf: #""data":"#.utf8)
+            bytes.append(contentsOf: dataText.utf8)
+            bytes.append(UInt8(ascii: ","))
+        }
+        bytes.append(contentsOf: (record.deleted ? #""deleted":true,"id":"# : #""deleted":false,"id":"#).utf8)
+        JSONValue.writeString(record.id, into: &bytes)
+        bytes.append(contentsOf: #","updatedAt":"#.utf8)
+        JSONValue.writeString(updatedAt, into: &bytes)
+        bytes.append(contentsOf: #","updatedBy":"#.utf8)
+        JSONValue.writeString(record.updatedBy ?? "", into: &bytes)
+        bytes.append(contentsOf: #","version":\#(record.version)},"status":"applied"}"#.utf8)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func recordState(id: String, row: Row) throws -> StoredRecordState {
