@@ -77,6 +77,29 @@ struct CollectionTable: Sendable {
         }
     }
 
+    /// The column values of a pulled change's scanned fields (json fields arrive as their JSON text).
+    func columnValues(scanned fields: [JSONValue?]) -> [DatabaseValue] {
+        zip(schema.fields, fields).map { field, value in
+            guard let value else { return .null }
+            switch value {
+            case .string(let text): return text.databaseValue
+            case .integer(let int): return int.databaseValue
+            case .number(let double): return double.databaseValue
+            case .bool(let bool): return (bool ? 1 : 0).databaseValue
+            default: return field.type == .json ? value.jsonText().databaseValue : .null
+            }
+        }
+    }
+
+    /// Upserts a pulled record unless the row already holds a newer version: id, fields, data, version, updatedAt, updatedBy.
+    var pulledUpsertSQL: String {
+        let columns = ["id"] + schema.fields.map { Self.quote($0.name) } + ["cairn_data", "cairn_version", "cairn_updated_at", "cairn_updated_by"]
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let updates = (columns.dropFirst() + ["cairn_pending"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return "INSERT INTO \(quotedName) (\(columns.joined(separator: ", ")), cairn_pending) VALUES (\(placeholders), 0) "
+            + "ON CONFLICT (id) DO UPDATE SET \(updates) WHERE excluded.cairn_version >= \(quotedName).cairn_version"
+    }
+
     /// Writes the visible row of a record.
     func upsert(_ db: Database, id: String, data: [String: JSONValue], version: Int64, pending: Bool, updatedAt: String?, updatedBy: String?) throws {
         let columns = ["id"] + schema.fields.map { Self.quote($0.name) } + ["cairn_data", "cairn_version", "cairn_pending", "cairn_updated_at", "cairn_updated_by"]

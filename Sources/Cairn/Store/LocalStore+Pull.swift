@@ -9,6 +9,14 @@ struct AppliedPage: Sendable {
     var hasMore: Bool
 }
 
+/// A pulled page, read and checked, ready to apply.
+struct PulledPage: Sendable {
+    var changes: [ScannedChange]
+    var cursor: String
+    var hasMore: Bool
+    var bytes: Int
+}
+
 /// A collection's download state.
 struct CollectionPullState: Sendable {
     var cursor: String?
@@ -48,62 +56,60 @@ extension LocalStore {
         }
     }
 
-    /// Applies one page of the changes feed and its cursor in one transaction. The page is unpacked by SQLite's JSON
-    /// functions: no record passes through a Swift decoder. Records with local changes keep showing them; only their
-    /// server state moves on.
+    /// Applies one page of the changes feed and its cursor in one transaction. The page is scanned in one pass
+    /// before the transaction starts (only declared fields are parsed); records with local changes keep showing
+    /// them, only their server state moves on.
     func applyPage(_ body: Data, collection name: String, now: Date = Date()) throws -> AppliedPage {
-        let table = CollectionTable(schema: try collection(name))
-        let page = String(decoding: body, as: UTF8.self)
-        return try writer.write { db in
-            guard let header = try Row.fetchOne(db, sql: """
-                SELECT json_valid(?1), json_type(?1, '$.changes'), json_type(?1, '$.cursor'), json_type(?1, '$.hasMore'),
-                       json_extract(?1, '$.cursor'), json_array_length(?1, '$.changes')
-                """, arguments: [page]),
-                header[0] as Bool? == true, header[1] as String? == "array", header[2] as String? == "text",
-                ["true", "false"].contains(header[3] as String? ?? "")
-            else { throw CairnError.badResponse("a changes page needs changes, cursor and hasMore") }
-            let hasMore = (header[3] as String?) == "true"
-            let cursor: String = header[4]
-            let count: Int = header[5]
-            let malformed = try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM json_each(?1, '$.changes')
-                WHERE json_type(value, '$.id') IS NOT 'text' OR json_type(value, '$.version') IS NOT 'integer'
-                   OR (coalesce(value ->> '$.deleted', 0) = 0 AND coalesce(value ->> '$.gone', 0) = 0 AND json_type(value, '$.data') IS NOT 'object')
-                """, arguments: [page]) ?? 0
-            guard malformed == 0 else { throw CairnError.badResponse("\(malformed) changes lack an id, a version or data") }
+        try apply(scan(body, collection: name), collection: name, now: now)
+    }
 
-            let changes = """
-                SELECT value ->> '$.id' AS id, value ->> '$.version' AS version, value -> '$.data' AS data,
-                       (coalesce(value ->> '$.deleted', 0) OR coalesce(value ->> '$.gone', 0)) AS removed,
-                       value ->> '$.updatedAt' AS updated_at, value ->> '$.updatedBy' AS updated_by, value
-                FROM json_each(?1, '$.changes')
-                """
-            // Records with local changes: only their server state moves.
-            try db.execute(sql: """
-                UPDATE cairn_shadow SET server_version = c.version, server_data = CASE WHEN c.removed THEN NULL ELSE c.data END,
-                       server_deleted = c.removed
-                FROM (\(changes)) AS c
-                WHERE cairn_shadow.collection = ?2 AND cairn_shadow.record_id = c.id AND c.version >= coalesce(cairn_shadow.server_version, 0)
-                """, arguments: [page, name])
-            try db.execute(sql: """
-                DELETE FROM \(table.quotedName) WHERE cairn_pending = 0 AND id IN (SELECT id FROM (\(changes)) WHERE removed)
-                """, arguments: [page])
-            let fields = table.schema.fields
-            let columns = ["id"] + fields.map { CollectionTable.quote($0.name) } + ["cairn_data", "cairn_version", "cairn_pending", "cairn_updated_at", "cairn_updated_by"]
-            let values = ["c.id"] + fields.map { CollectionTable.extract($0, document: "c.value", path: "$.data") }
-                + ["c.data", "c.version", "0", "c.updated_at", "c.updated_by"]
-            try db.execute(sql: """
-                INSERT INTO \(table.quotedName) (\(columns.joined(separator: ", ")))
-                SELECT \(values.joined(separator: ", ")) FROM (\(changes)) AS c
-                WHERE NOT c.removed AND NOT EXISTS (SELECT 1 FROM cairn_shadow WHERE collection = ?2 AND record_id = c.id)
-                ON CONFLICT (id) DO UPDATE SET \(columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
-                WHERE excluded.cairn_version >= \(table.quotedName).cairn_version
-                """, arguments: [page, name])
+    /// Reads a pulled page (no database access: it may run while another page is being applied).
+    func scan(_ body: Data, collection name: String) throws -> PulledPage {
+        let fields = try collection(name).fields
+        let page: ScannedPage
+        do {
+            page = try body.withUnsafeBytes { raw in try ScannedPage(bytes: raw.bindMemory(to: UInt8.self), fields: fields) }
+        } catch {
+            throw CairnError.badResponse("the changes page could not be read: \(error)", cause: error)
+        }
+        guard let cursor = page.cursor, let hasMore = page.hasMore else {
+            throw CairnError.badResponse("a changes page needs changes, cursor and hasMore")
+        }
+        return PulledPage(changes: page.changes, cursor: cursor, hasMore: hasMore, bytes: body.count)
+    }
+
+    /// Applies a scanned page and its cursor in one transaction.
+    func apply(_ page: PulledPage, collection name: String, now: Date = Date()) throws -> AppliedPage {
+        let table = CollectionTable(schema: try collection(name))
+        let cursor = page.cursor, hasMore = page.hasMore
+        return try writer.write { db in
+            let pendingIDs = Set(try String.fetchAll(db, sql: "SELECT record_id FROM cairn_shadow WHERE collection = ?", arguments: [name]))
+            let upsert = try db.cachedStatement(sql: table.pulledUpsertSQL)
+            let remove = try db.cachedStatement(sql: "DELETE FROM \(table.quotedName) WHERE id = ? AND cairn_pending = 0")
+            let moveServerState = try db.cachedStatement(sql: """
+                UPDATE cairn_shadow SET server_version = ?, server_data = ?, server_deleted = ?
+                WHERE collection = ? AND record_id = ? AND coalesce(server_version, 0) <= ?
+                """)
+            for change in page.changes {
+                if pendingIDs.contains(change.id) {
+                    try moveServerState.execute(arguments: [
+                        change.version, change.removed ? nil : change.dataText, change.removed, name, change.id, change.version,
+                    ])
+                } else if change.removed {
+                    try remove.execute(arguments: [change.id])
+                } else {
+                    var arguments: [DatabaseValue] = [change.id.databaseValue]
+                    arguments += table.columnValues(scanned: change.fields)
+                    arguments += [(change.dataText ?? "{}").databaseValue, change.version.databaseValue, change.updatedAt.databaseValue,
+                                  change.updatedBy.databaseValue]
+                    try upsert.execute(arguments: StatementArguments(arguments))
+                }
+            }
 
             let resyncing = try Bool.fetchOne(db, sql: "SELECT resyncing FROM cairn_collections WHERE name = ?", arguments: [name]) ?? false
             if resyncing {
-                try db.execute(sql: "INSERT OR IGNORE INTO cairn_resync (collection, record_id) SELECT ?2, id FROM (\(changes)) WHERE NOT removed",
-                               arguments: [page, name])
+                let seen = try db.cachedStatement(sql: "INSERT OR IGNORE INTO cairn_resync (collection, record_id) VALUES (?, ?)")
+                for change in page.changes where !change.removed { try seen.execute(arguments: [name, change.id]) }
                 if !hasMore {
                     try finishResync(db, table: table)
                 }
@@ -113,7 +119,7 @@ extension LocalStore {
                        first_pull_done = CASE WHEN ? THEN first_pull_done ELSE 1 END, last_pull_at = ?
                 WHERE name = ?
                 """, arguments: [cursor, hasMore, hasMore, hasMore, now.timeIntervalSince1970, name])
-            return AppliedPage(changes: count, bytes: body.count, hasMore: hasMore)
+            return AppliedPage(changes: page.changes.count, bytes: page.bytes, hasMore: hasMore)
         }
     }
 

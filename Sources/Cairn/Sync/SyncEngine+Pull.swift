@@ -2,6 +2,14 @@ import CairnProtocol
 import Foundation
 
 extension SyncEngine {
+    /// Downloads and reads one page in the background.
+    nonisolated func fetchPage(_ collection: String, since: String?, limit: Int, filter: Filter?) -> Task<PulledPage, any Error> {
+        Task { [api, store] in
+            let body = try await api.changes(collection: collection, since: since, limit: limit, filter: filter)
+            return try store.scan(body, collection: collection)
+        }
+    }
+
     /// The collections to pull: the given ones, or every collection ordered by the download phases.
     func pullOrder(_ collections: [String]?) -> [String] {
         if let collections { return collections }
@@ -25,31 +33,37 @@ extension SyncEngine {
             await status.update { $0.collections[name] = CollectionProgress(firstPullCompleted: firstPullDone) }
             try store.markPulling(name)
             var expiredOnce = false
+            var prefetched: Task<PulledPage, any Error>?
+            defer { prefetched?.cancel() }
             while true {
                 try Task.checkCancellation()
                 let state = try store.pullState(name)
-                let body: Data
+                let page: PulledPage
                 do {
-                    body = try await api.changes(collection: name, since: state.cursor, limit: pageSize, filter: filter)
+                    // The next page downloads and is read while this one is written.
+                    let fetch = prefetched ?? fetchPage(name, since: state.cursor, limit: pageSize, filter: filter)
+                    prefetched = nil
+                    page = try await fetch.value
                 } catch let error as CairnError where error.code == .cursorExpired && !expiredOnce {
                     // Too old: take a fresh snapshot of this collection only, keeping pending changes.
                     expiredOnce = true
                     try store.beginResync(name)
                     continue
                 }
+                if page.hasMore { prefetched = fetchPage(name, since: page.cursor, limit: pageSize, filter: filter) }
                 await status.update {
-                    $0.collections[name, default: CollectionProgress()].downloadedBytes += body.count
+                    $0.collections[name, default: CollectionProgress()].downloadedBytes += page.bytes
+                    $0.collections[name, default: CollectionProgress()].downloadedRecords += page.changes.count
                 }
-                let page = try store.applyPage(body, collection: name)
-                summary.pulled += page.changes
-                let firstDone = !page.hasMore && !state.firstPullDone
+                let applied = try store.apply(page, collection: name)
+                summary.pulled += applied.changes
+                let firstDone = !applied.hasMore && !state.firstPullDone
                 await status.update {
-                    $0.collections[name, default: CollectionProgress()].downloadedRecords += page.changes
-                    $0.collections[name, default: CollectionProgress()].appliedRecords += page.changes
-                    if !page.hasMore { $0.collections[name, default: CollectionProgress()].firstPullCompleted = true }
+                    $0.collections[name, default: CollectionProgress()].appliedRecords += applied.changes
+                    if !applied.hasMore { $0.collections[name, default: CollectionProgress()].firstPullCompleted = true }
                 }
                 if firstDone { await status.emit(.firstPullCompleted(collection: name)) }
-                if !page.hasMore { break }
+                if !applied.hasMore { break }
             }
         }
     }

@@ -1,0 +1,201 @@
+import Foundation
+
+/// One change of a pulled page, as the local store needs it: envelope values, the data's raw JSON text, and the
+/// declared fields already typed for their columns.
+public struct ScannedChange: Sendable {
+    public var id: String
+    public var version: Int64
+    public var removed: Bool
+    public var updatedAt: String?
+    public var updatedBy: String?
+    /// The data object's JSON text, as received.
+    public var dataText: String?
+    /// Column values in the collection's field order (`nil` for absent or null).
+    public var fields: [JSONValue?]
+}
+
+/// A changes page (PROTOCOL.md's pull answer) read in one pass over its bytes, without building a value tree for record data: only the
+/// declared fields are parsed, everything else is skipped (but still checked to be valid JSON).
+public struct ScannedPage: Sendable {
+    public var changes: [ScannedChange] = []
+    public var cursor: String?
+    public var hasMore: Bool?
+
+    /// Scans `bytes` for a collection with these fields; throws ``JSONParseError`` for malformed text or shapes.
+    /// Json-typed fields come back as `.string` holding their JSON text.
+    public init(bytes: UnsafeBufferPointer<UInt8>, fields: [FieldSchema]) throws {
+        var scanner = JSONParser(bytes: bytes)
+        let fieldIndex = Dictionary(uniqueKeysWithValues: fields.enumerated().map { ($1.name, $0) })
+        let jsonFields = Set(fields.filter { $0.type == .json }.map(\.name))
+        scanner.skipWhitespace()
+        try scanner.members { scanner, key in
+            switch key {
+            case "changes":
+                try scanner.elements { scanner in
+                    changes.append(try Self.change(&scanner, fieldIndex: fieldIndex, jsonFields: jsonFields, fieldCount: fields.count))
+                }
+            case "cursor":
+                guard case .string(let text) = try scanner.parseValue() else { throw scanner.fail("cursor must be a string") }
+                cursor = text
+            case "hasMore":
+                guard case .bool(let flag) = try scanner.parseValue() else { throw scanner.fail("hasMore must be a boolean") }
+                hasMore = flag
+            default:
+                try scanner.skipValue()
+            }
+        }
+        scanner.skipWhitespace()
+        guard scanner.index == bytes.count else { throw scanner.fail("unexpected text after the page") }
+    }
+
+    private static func change(
+        _ scanner: inout JSONParser, fieldIndex: [String: Int], jsonFields: Set<String>, fieldCount: Int
+    ) throws -> ScannedChange {
+        var id: String?
+        var version: Int64?
+        var change = ScannedChange(id: "", version: 0, removed: false, fields: Array(repeating: nil, count: fieldCount))
+        var sawData = false
+        try scanner.members { scanner, key in
+            switch key {
+            case "id":
+                guard case .string(let text) = try scanner.parseValue() else { throw scanner.fail("id must be a string") }
+                id = text
+            case "version":
+                guard case .integer(let number) = try scanner.parseValue() else { throw scanner.fail("version must be an integer") }
+                version = number
+            case "deleted", "gone":
+                if case .bool(true) = try scanner.parseValue() { change.removed = true }
+            case "updatedAt":
+                change.updatedAt = try scanner.parseValue().stringValue
+            case "updatedBy":
+                change.updatedBy = try scanner.parseValue().stringValue
+            case "data":
+                let start = scanner.index
+                guard scanner.peek == UInt8(ascii: "{") else { throw scanner.fail("data must be an object") }
+                try scanner.members { scanner, field in
+                    guard let position = fieldIndex[field] else { return try scanner.skipValue() }
+                    if jsonFields.contains(field) {
+                        let valueStart = scanner.index
+                        try scanner.skipValue()
+                        let text = scanner.text(valueStart..<scanner.index)
+                        change.fields[position] = text == "null" ? nil : .string(text)
+                    } else {
+                        let value = try scanner.parseValue()
+                        change.fields[position] = value.isNull ? nil : value
+                    }
+                }
+                change.dataText = scanner.text(start..<scanner.index)
+                sawData = true
+            default:
+                try scanner.skipValue()
+            }
+        }
+        guard let id, let version else { throw scanner.fail("a change lacks its id or version") }
+        guard change.removed || sawData else { throw scanner.fail("change \(id) lacks its data") }
+        change.id = id
+        change.version = version
+        return change
+    }
+}
+
+extension JSONParser {
+    var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    func text(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// Reads an object, calling `body` with each member name; `body` must consume the member's value.
+    mutating func members(_ body: (inout JSONParser, String) throws -> Void) throws {
+        skipWhitespace()
+        guard peek == UInt8(ascii: "{") else { throw fail("expected an object") }
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        skipWhitespace()
+        if peek == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard peek == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+            let key = try parseString()
+            skipWhitespace()
+            guard peek == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            index += 1
+            skipWhitespace()
+            try body(&self, key)
+            skipWhitespace()
+            guard let next = peek else { throw fail("unexpected end of input") }
+            index += 1
+            if next == UInt8(ascii: ",") { continue }
+            if next == UInt8(ascii: "}") { return }
+            throw fail("expected ',' or '}'")
+        }
+    }
+
+    /// Reads an array, calling `body` for each element; `body` must consume the element.
+    mutating func elements(_ body: (inout JSONParser) throws -> Void) throws {
+        skipWhitespace()
+        guard peek == UInt8(ascii: "[") else { throw fail("expected an array") }
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        skipWhitespace()
+        if peek == UInt8(ascii: "]") {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            try body(&self)
+            skipWhitespace()
+            guard let next = peek else { throw fail("unexpected end of input") }
+            index += 1
+            if next == UInt8(ascii: ",") { continue }
+            if next == UInt8(ascii: "]") { return }
+            throw fail("expected ',' or ']'")
+        }
+    }
+
+    /// Checks and passes over one value without building it.
+    mutating func skipValue() throws {
+        skipWhitespace()
+        guard let byte = peek else { throw fail("unexpected end of input") }
+        switch byte {
+        case UInt8(ascii: "{"): try members { scanner, _ in try scanner.skipValue() }
+        case UInt8(ascii: "["): try elements { scanner in try scanner.skipValue() }
+        case UInt8(ascii: "\""): try skipString()
+        default: _ = try parseValue()
+        }
+    }
+
+    /// Passes over a string, checking its escapes.
+    mutating func skipString() throws {
+        index += 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return
+            }
+            if byte == UInt8(ascii: "\\") {
+                index += 1
+                guard let escape = peek else { break }
+                if escape == UInt8(ascii: "u") {
+                    index += 1
+                    _ = try parseHex4()
+                    continue
+                }
+                guard [UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                       UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t")].contains(escape)
+                else { throw fail("invalid escape") }
+            } else if byte < 0x20 {
+                throw fail("control character in string")
+            }
+            index += 1
+        }
+        throw fail("unterminated string")
+    }
+}
