@@ -7,7 +7,7 @@ extension PendingOperation {
         let opText: String = row["op"]
         self.init(
             sequence: row["seq"], opId: row["op_id"], collection: row["collection"], recordID: row["record_id"],
-            kind: OperationKind(rawValue: opText) ?? .update, baseVersion: row["base_version"], data: decodeObject(row["data"]),
+            kind: OperationKind(rawValue: opText) ?? .update, baseVersion: row["base_version"], dataText: row["data"],
             attempts: row["attempts"], createdAt: Date(timeIntervalSince1970: row["created_at"]), waitsFor: row["waits_for"])
     }
 

@@ -16,7 +16,9 @@ public struct PendingOperation: Sendable, Hashable, Identifiable {
     /// The server version the change was made on; `nil` for a create, or while it waits for ``waitsFor``.
     public var baseVersion: Int64?
     /// The data (create, update) or merge patch (patch).
-    public var data: [String: JSONValue]?
+    public var data: [String: JSONValue]? { decodeObject(dataText) }
+    /// The same, as the JSON text the queue stores and uploads.
+    var dataText: String?
     /// How many uploads were attempted. An attempted operation is never changed again, so retries stay identical.
     public var attempts: Int
     /// When the change was first made.
@@ -27,9 +29,23 @@ public struct PendingOperation: Sendable, Hashable, Identifiable {
 
     public var id: String { opId }
 
-    /// The operation as sent to the server.
-    var wireOperation: SyncOperation {
-        SyncOperation(opId: opId, collection: collection, id: recordID, op: kind, baseVersion: baseVersion, data: data)
+    /// Appends the operation as the batch endpoint takes it, splicing the stored data text in unparsed.
+    func writeWireJSON(into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"{"opId":"#.utf8)
+        JSONValue.writeString(opId, into: &bytes)
+        bytes.append(contentsOf: #","collection":"#.utf8)
+        JSONValue.writeString(collection, into: &bytes)
+        bytes.append(contentsOf: #","id":"#.utf8)
+        JSONValue.writeString(recordID, into: &bytes)
+        bytes.append(contentsOf: #","op":""#.utf8)
+        bytes.append(contentsOf: kind.rawValue.utf8)
+        bytes.append(UInt8(ascii: "\""))
+        if let baseVersion { bytes.append(contentsOf: #","baseVersion":\#(baseVersion)"#.utf8) }
+        if let dataText {
+            bytes.append(contentsOf: #","data":"#.utf8)
+            bytes.append(contentsOf: dataText.utf8)
+        }
+        bytes.append(UInt8(ascii: "}"))
     }
 }
 

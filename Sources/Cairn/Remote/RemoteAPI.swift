@@ -44,12 +44,12 @@ struct RemoteAPI: Sendable {
         return try await send(method: "GET", path: path).body
     }
 
-    func batch(_ operations: [SyncOperation]) async throws -> [OperationResult] {
+    func batch(_ operations: [PendingOperation]) async throws -> [OperationResult] {
         var bytes = Array(#"{"operations":["#.utf8)
         bytes.reserveCapacity(operations.count * 700)
         for (index, operation) in operations.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            operation.jsonValue.write(into: &bytes, sortedKeys: false)
+            operation.writeWireJSON(into: &bytes)
         }
         bytes.append(contentsOf: "]}".utf8)
         let response = try await send(method: "POST", path: "/v1/projects/\(project)/batch", body: Data(bytes))

@@ -5,14 +5,17 @@ import GRDB
 extension LocalStore {
     /// Up to `limit` queued changes ready to upload, at most one per record, oldest first; marks them attempted
     /// (so they are never changed again and every retry sends the same operation).
-    func takeBatch(limit: Int) throws -> [PendingOperation] {
-        try writer.write { db in
+    /// - Parameter excluding: queue positions already in flight.
+    func takeBatch(limit: Int, excluding: Set<Int64> = []) throws -> [PendingOperation] {
+        let skipped = JSONValue.array(excluding.map { .integer($0) }).jsonText()
+        return try writer.write { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT * FROM cairn_queue AS q
                 WHERE q.waits_for IS NULL
                   AND q.seq = (SELECT min(seq) FROM cairn_queue WHERE collection = q.collection AND record_id = q.record_id)
+                  AND q.seq NOT IN (SELECT value FROM json_each(?))
                 ORDER BY q.seq LIMIT ?
-                """, arguments: [limit])
+                """, arguments: [skipped, limit])
             let operations = rows.map(PendingOperation.init(row:))
             let sequences = JSONValue.array(operations.map { .integer($0.sequence) }).jsonText()
             try db.execute(sql: "UPDATE cairn_queue SET attempts = attempts + 1 WHERE seq IN (SELECT value FROM json_each(?))",
@@ -25,19 +28,22 @@ extension LocalStore {
     func record(results: [OperationResult], for operations: [PendingOperation], now: Date = Date()) throws -> [(PendingOperation, ServerRecord)] {
         try writer.write { db in
             var conflicts: [(PendingOperation, ServerRecord)] = []
+            var tables: [String: CollectionTable] = [:]
+            var dates = DateTextCache()
             for (operation, result) in zip(operations, results) {
-                let table = CollectionTable(schema: try collection(operation.collection))
+                let table = try tables[operation.collection] ?? CollectionTable(schema: collection(operation.collection))
+                tables[operation.collection] = table
                 switch result.status {
                 case .applied:
                     guard let record = result.record else { throw CairnError.badResponse("an applied result carries no record") }
-                    try acknowledge(db, table: table, operation: operation, record: record)
+                    try acknowledge(db, table: table, operation: operation, record: record, dates: &dates)
                 case .rejected:
                     let error = result.error ?? ErrorBody(code: .badResponse, message: "rejected without a reason")
                     try db.execute(sql: """
                         INSERT INTO cairn_failed (op_id, collection, record_id, op, base_version, data, error_code, error_message, failed_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, arguments: [operation.opId, operation.collection, operation.recordID, operation.kind.rawValue, operation.baseVersion,
-                                         operation.data.map { JSONValue.object($0).jsonText() }, error.code.rawValue, error.message, now.timeIntervalSince1970])
+                                         operation.dataText, error.code.rawValue, error.message, now.timeIntervalSince1970])
                     try db.execute(sql: "DELETE FROM cairn_queue WHERE seq = ?", arguments: [operation.sequence])
                     let shadow = try Shadow.fetch(db, operation.collection, operation.recordID)
                     try release(db, waitingFor: operation.opId, baseVersion: shadow?.baseVersion)
@@ -51,25 +57,32 @@ extension LocalStore {
     }
 
     /// An upload was applied: the record's base moves to the committed state.
-    private func acknowledge(_ db: Database, table: CollectionTable, operation: PendingOperation, record: ServerRecord) throws {
+    private func acknowledge(
+        _ db: Database, table: CollectionTable, operation: PendingOperation, record: ServerRecord, dates: inout DateTextCache
+    ) throws {
         try db.cachedStatement(sql: "DELETE FROM cairn_queue WHERE seq = ?").execute(arguments: [operation.sequence])
-        let serverVersion = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT coalesce(server_version, 0) FROM cairn_shadow WHERE collection = ? AND record_id = ?"),
-            arguments: [table.name, operation.recordID]) ?? 0
-        if try !Self.hasLocalChanges(db, collection: table.name, id: operation.recordID), serverVersion <= record.version {
+        let state = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT (SELECT coalesce(server_version, 0) FROM cairn_shadow WHERE collection = ?1 AND record_id = ?2),
+                   EXISTS (SELECT 1 FROM cairn_queue WHERE collection = ?1 AND record_id = ?2)
+                   OR EXISTS (SELECT 1 FROM cairn_failed WHERE collection = ?1 AND record_id = ?2)
+            """), arguments: [table.name, operation.recordID])
+        let serverVersion: Int64 = state?[0] ?? 0
+        let moreChanges: Bool = state?[1] ?? false
+        if !moreChanges, serverVersion <= record.version {
             // The common case: nothing else is pending for this record, so it shows the committed state.
             try Shadow.delete(db, table.name, operation.recordID)
             if record.deleted {
                 try table.remove(db, id: operation.recordID)
                 return
             }
-            let dataText = JSONValue.object(record.data).jsonText()
-            let updatedAt = record.updatedAt.map(RFC3339.string(from:))
-            // Usually the server committed exactly the local data: then only the sync columns change.
+            let updatedAt = record.updatedAt.map { dates.text($0) }
+            // A create or update commits exactly the local data; a patch may have merged other changes.
+            let exact = operation.kind == .create || operation.kind == .update
             try db.cachedStatement(sql: """
                 UPDATE \(table.quotedName) SET cairn_version = ?, cairn_pending = 0, cairn_updated_at = ?, cairn_updated_by = ?
-                WHERE id = ? AND cairn_data = ?
-                """).execute(arguments: [record.version, updatedAt, record.updatedBy, operation.recordID, dataText])
+                WHERE id = ? AND (? OR cairn_data = ?)
+                """).execute(arguments: [record.version, updatedAt, record.updatedBy, operation.recordID, exact,
+                                         exact ? "" : JSONValue.object(record.data).jsonText()])
             if db.changesCount == 0 {
                 try table.upsert(db, id: operation.recordID, data: record.data, version: record.version, pending: false,
                                  updatedAt: updatedAt, updatedBy: record.updatedBy)
@@ -157,5 +170,17 @@ extension LocalStore {
             // The server state with the resolution's upload applied: the resolved state.
             try rebuildVisible(db, table: table, id: conflict.id)
         }
+    }
+}
+
+/// Formats commit times once per distinct date: a batch's results share one.
+struct DateTextCache {
+    private var last: (Date, String)?
+
+    mutating func text(_ date: Date) -> String {
+        if let last, last.0 == date { return last.1 }
+        let text = RFC3339.string(from: date)
+        last = (date, text)
+        return text
     }
 }

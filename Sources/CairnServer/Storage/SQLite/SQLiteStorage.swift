@@ -18,7 +18,11 @@ public final class SQLiteStorage: ServerStorage {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
+            // WAL with NORMAL sync: a commit survives a crash of the server process; a power cut may lose the
+            // last transactions but never corrupts the database.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA cache_size = -16384")
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try SQLiteMigrations.migrator.migrate(pool)
