@@ -49,3 +49,17 @@ extension SQLArgument {
 extension Date {
     var epochSeconds: Double { timeIntervalSince1970 }
 }
+
+extension SQLiteStorage {
+    /// Diagnostics: the project's head version and how many remembered operations were applied with a new version.
+    /// With creates and updates only, the two are equal exactly when no operation was applied twice.
+    public func operationCounts(project: String) throws -> (head: Int64, applied: Int) {
+        try pool.read { db in
+            let head = try Int64.fetchOne(db, sql: "SELECT head_version FROM projects WHERE name = ?", arguments: [project]) ?? 0
+            let applied = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM operations WHERE project = ? AND json_extract(result, '$.status') = 'applied'
+                """, arguments: [project]) ?? 0
+            return (head, applied)
+        }
+    }
+}
