@@ -77,7 +77,7 @@ let package = Package(
         ),
         .testTarget(name: "CairnProtocolTests", dependencies: ["CairnProtocol"]),
         .testTarget(name: "CairnTests", dependencies: ["Cairn", "CairnProtocol", "CairnServer", "CairnTestSupport"]),
-        .testTarget(name: "CairnToolTests", dependencies: ["cairn", "CairnProtocol"]),
+        .testTarget(name: "CairnToolTests", dependencies: ["cairn", "Cairn", "CairnProtocol", "CairnServer", "CairnTestSupport"]),
         .testTarget(
             name: "CairnServerTests",
             dependencies: ["CairnServer", "CairnProtocol", "CairnTestSupport"]

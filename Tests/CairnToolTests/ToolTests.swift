@@ -23,11 +23,14 @@ enum Tool {
         var stderr: String
     }
 
-    static func run(_ arguments: [String]) throws -> Output {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
         guard let binary else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["CAIRN_PASSWORD"] = nil
+        process.environment = inherited.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
