@@ -19,7 +19,11 @@ final class LocalStore: Sendable {
         case .file(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            configuration.prepareDatabase { db in
+                // FULL: a write that returned survives a power cut too.
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                try db.execute(sql: "PRAGMA cache_size = -8192")
+            }
             writer = try DatabasePool(path: path, configuration: configuration)
         case .inMemory:
             writer = try DatabaseQueue(configuration: configuration)
