@@ -28,15 +28,12 @@ extension LocalStore {
     func record(results: [OperationResult], for operations: [PendingOperation], now: Date = Date()) throws -> [(PendingOperation, ServerRecord)] {
         try writer.write { db in
             var conflicts: [(PendingOperation, ServerRecord)] = []
-            var tables: [String: CollectionTable] = [:]
-            var dates = DateTextCache()
+            var applied: [(PendingOperation, ServerRecord)] = []
             for (operation, result) in zip(operations, results) {
-                let table = try tables[operation.collection] ?? CollectionTable(schema: collection(operation.collection))
-                tables[operation.collection] = table
                 switch result.status {
                 case .applied:
                     guard let record = result.record else { throw CairnError.badResponse("an applied result carries no record") }
-                    try acknowledge(db, table: table, operation: operation, record: record, dates: &dates)
+                    applied.append((operation, record))
                 case .rejected:
                     let error = result.error ?? ErrorBody(code: .badResponse, message: "rejected without a reason")
                     try db.execute(sql: """
@@ -52,22 +49,70 @@ extension LocalStore {
                     conflicts.append((operation, current))
                 }
             }
+            try acknowledge(db, applied)
             return conflicts
         }
     }
 
-    /// An upload was applied: the record's base moves to the committed state.
+    /// Uploads were applied: each record's base moves to its committed state. The usual case (a create or update
+    /// with nothing else pending for the record) is done for the whole batch in a few statements.
+    private func acknowledge(_ db: Database, _ applied: [(PendingOperation, ServerRecord)]) throws {
+        guard !applied.isEmpty else { return }
+        try db.execute(sql: "DELETE FROM cairn_queue WHERE seq IN (SELECT value FROM json_each(?))",
+                       arguments: [JSONValue.array(applied.map { .integer($0.0.sequence) }).jsonText()])
+        try db.execute(sql: """
+            UPDATE cairn_queue SET waits_for = NULL, base_version = CASE WHEN cairn_queue.op = 'create' THEN NULL ELSE w.version END
+            FROM (SELECT value ->> '$[0]' AS op_id, value ->> '$[1]' AS version FROM json_each(?)) AS w
+            WHERE cairn_queue.waits_for = w.op_id
+            """, arguments: [JSONValue.array(applied.map { .array([.string($0.0.opId), .integer($0.1.version)]) }).jsonText()])
+        // Which records still hold local changes, and which server versions pulls already brought.
+        let keys = JSONValue.array(applied.map { .array([.string($0.0.collection), .string($0.0.recordID)]) }).jsonText()
+        let states = try Row.fetchAll(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM cairn_queue q WHERE q.collection = k.value ->> '$[0]' AND q.record_id = k.value ->> '$[1]')
+                   OR EXISTS (SELECT 1 FROM cairn_failed f WHERE f.collection = k.value ->> '$[0]' AND f.record_id = k.value ->> '$[1]'),
+                   (SELECT coalesce(server_version, 0) FROM cairn_shadow s WHERE s.collection = k.value ->> '$[0]' AND s.record_id = k.value ->> '$[1]')
+            FROM json_each(?) AS k ORDER BY k.key
+            """, arguments: [keys])
+        var dates = DateTextCache()
+        var quick: [String: [JSONValue]] = [:]
+        var tables: [String: CollectionTable] = [:]
+        for ((operation, record), state) in zip(applied, states) {
+            let table = try tables[operation.collection] ?? CollectionTable(schema: collection(operation.collection))
+            tables[operation.collection] = table
+            let busy: Bool = state[0]
+            let serverVersion: Int64 = state[1] ?? 0
+            if !busy, serverVersion <= record.version, !record.deleted, operation.kind == .create || operation.kind == .update {
+                // A create or update commits exactly the local data: only the sync columns change.
+                quick[operation.collection, default: []].append([
+                    .string(operation.recordID), .integer(record.version),
+                    record.updatedAt.map { .string(dates.text($0)) } ?? .null, record.updatedBy.map(JSONValue.string) ?? .null,
+                ])
+            } else {
+                try acknowledge(db, table: table, operation: operation, record: record, dates: &dates, hasMoreChanges: busy,
+                                serverVersion: serverVersion)
+            }
+        }
+        for (name, rows) in quick {
+            let table = tables[name]!
+            let text = JSONValue.array(rows.map { .array($0.arrayValue ?? []) }).jsonText()
+            try db.execute(sql: """
+                UPDATE \(table.quotedName) SET cairn_version = c.version, cairn_pending = 0, cairn_updated_at = c.at, cairn_updated_by = c.by
+                FROM (SELECT value ->> '$[0]' AS id, value ->> '$[1]' AS version, value ->> '$[2]' AS at, value ->> '$[3]' AS by
+                      FROM json_each(?)) AS c
+                WHERE \(table.quotedName).id = c.id
+                """, arguments: [text])
+            try db.execute(sql: """
+                DELETE FROM cairn_shadow WHERE collection = ? AND record_id IN (SELECT value ->> '$[0]' FROM json_each(?))
+                """, arguments: [name, text])
+        }
+    }
+
+    /// One applied upload outside the usual case: the record still has changes, a pull brought a newer server
+    /// state, it was deleted, or a patch whose committed data may differ from the local data.
     private func acknowledge(
-        _ db: Database, table: CollectionTable, operation: PendingOperation, record: ServerRecord, dates: inout DateTextCache
+        _ db: Database, table: CollectionTable, operation: PendingOperation, record: ServerRecord, dates: inout DateTextCache,
+        hasMoreChanges moreChanges: Bool, serverVersion: Int64
     ) throws {
-        try db.cachedStatement(sql: "DELETE FROM cairn_queue WHERE seq = ?").execute(arguments: [operation.sequence])
-        let state = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT (SELECT coalesce(server_version, 0) FROM cairn_shadow WHERE collection = ?1 AND record_id = ?2),
-                   EXISTS (SELECT 1 FROM cairn_queue WHERE collection = ?1 AND record_id = ?2)
-                   OR EXISTS (SELECT 1 FROM cairn_failed WHERE collection = ?1 AND record_id = ?2)
-            """), arguments: [table.name, operation.recordID])
-        let serverVersion: Int64 = state?[0] ?? 0
-        let moreChanges: Bool = state?[1] ?? false
         if !moreChanges, serverVersion <= record.version {
             // The common case: nothing else is pending for this record, so it shows the committed state.
             try Shadow.delete(db, table.name, operation.recordID)
@@ -89,7 +134,6 @@ extension LocalStore {
             }
             return
         }
-        try release(db, waitingFor: operation.opId, baseVersion: record.version)
         var shadow = try Shadow.fetch(db, table.name, operation.recordID) ?? Shadow()
         shadow.baseVersion = record.version
         shadow.baseData = record.deleted ? nil : record.data
