@@ -2,8 +2,9 @@ import CairnProtocol
 import Foundation
 
 extension CairnClient {
-    /// Syncs every `interval`, and after a failure retries with the configured backoff instead of waiting for the
-    /// next write or tick. Runs until ``stopBackgroundTasks()`` or sign-out.
+    /// Syncs every `interval`; after a failure it retries with the configured backoff (capped at `interval`) rather
+    /// than waiting a whole interval. Runs until ``stopBackgroundTasks()`` or sign-out, and keeps the client alive
+    /// meanwhile.
     public func startAutoSync(every interval: Duration) {
         startBackgroundTask("timer") { client in
             var failures = 0

@@ -2,7 +2,8 @@ import CairnProtocol
 import Foundation
 import GRDB
 
-/// Writes made inside ``CairnClient/writeBatch(_:)``: all commit together, or none do.
+/// Writes made inside ``CairnClient/writeBatch(_:)``: they commit to the local store together, or none do.
+/// Each is still uploaded as its own operation (the server may accept some and refuse others).
 public struct BatchWriter {
     let store: LocalStore
     let db: Database

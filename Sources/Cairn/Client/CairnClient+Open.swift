@@ -76,10 +76,19 @@ extension CairnClient {
         return (server, project, user)
     }
 
+    /// `URLSession` on Apple platforms (the system network stack), AsyncHTTPClient elsewhere.
+    static func defaultTransport() -> any HTTPTransport {
+        #if canImport(Darwin)
+        return URLSessionTransport()
+        #else
+        return AsyncHTTPClientTransport()
+        #endif
+    }
+
     private static func make(_ configuration: CairnConfiguration, store: LocalStore, transport: (any HTTPTransport)?) async -> CairnClient {
         let auth = AuthSession(credentials: configuration.credentials)
         let api = RemoteAPI(
-            baseURL: configuration.serverURL, project: configuration.project, transport: transport ?? AsyncHTTPClientTransport(),
+            baseURL: configuration.serverURL, project: configuration.project, transport: transport ?? defaultTransport(),
             auth: auth, retry: configuration.retry, timeout: configuration.requestTimeout,
             clientID: { try? store.meta(.clientID) })
         let client = CairnClient(configuration: configuration, store: store, api: api, auth: auth)

@@ -126,23 +126,44 @@ extension CairnClient {
     // MARK: Queue
 
     /// The changes waiting for upload, oldest first.
-    public func pendingOperations() throws -> [PendingOperation] { try store.pendingOperations() }
+    public func pendingOperations() throws -> [PendingOperation] {
+        try checkOpen()
+        return try store.pendingOperations()
+    }
 
     /// The uploads the server rejected, oldest first.
-    public func failedOperations() throws -> [FailedOperation] { try store.failedOperations() }
+    public func failedOperations() throws -> [FailedOperation] {
+        try checkOpen()
+        return try store.failedOperations()
+    }
 
     /// Queues a failed operation again (with `data` replacing its payload when given).
-    public func retryFailed(_ id: Int64, data: [String: JSONValue]? = nil) throws { try store.retryFailed(id: id, data: data) }
+    public func retryFailed(_ id: Int64, data: [String: JSONValue]? = nil) throws {
+        try checkOpen()
+        try store.retryFailed(id: id, data: data)
+    }
 
     /// Deletes a failed operation; its record shows the server's state again (with any other pending changes).
-    public func discardFailed(_ id: Int64) throws { try store.discardFailed(id: id) }
+    public func discardFailed(_ id: Int64) throws {
+        try checkOpen()
+        try store.discardFailed(id: id)
+    }
 
     /// Drops the pending (and failed) changes of these records: they show the last server state again.
-    public func undoPendingChanges(in collection: String, ids: [String]) throws { try store.undoChanges(collection: collection, ids: ids) }
+    public func undoPendingChanges(in collection: String, ids: [String]) throws {
+        try checkOpen()
+        try store.undoChanges(collection: collection, ids: ids)
+    }
 
     /// Cancels one queued operation.
-    public func cancel(opId: String) throws { try store.cancel(opId: opId) }
+    public func cancel(opId: String) throws {
+        try checkOpen()
+        try store.cancel(opId: opId)
+    }
 
     /// The conflicts that happened and how they were resolved, newest first.
-    public func conflicts(limit: Int = 100) throws -> [ConflictRecord] { try store.conflicts(limit: limit) }
+    public func conflicts(limit: Int = 100) throws -> [ConflictRecord] {
+        try checkOpen()
+        return try store.conflicts(limit: limit)
+    }
 }

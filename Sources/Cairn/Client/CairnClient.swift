@@ -1,4 +1,4 @@
-import CairnProtocol
+@_exported import CairnProtocol
 import Foundation
 import Synchronization
 
@@ -51,7 +51,10 @@ public final class CairnClient: Sendable {
     /// let table = try client.tableName(for: "notes")
     /// let rows = try client.rows("SELECT title FROM \(table) WHERE done = 0")
     /// ```
-    public func tableName(for collection: String) throws -> String { try store.tableName(collection) }
+    public func tableName(for collection: String) throws -> String {
+        try checkOpen()
+        return try store.tableName(collection)
+    }
 
     /// Fetches the schema now (a cheap `304` when unchanged) and migrates local tables to it.
     public func refreshSchema() async throws {
@@ -106,7 +109,10 @@ public final class CairnClient: Sendable {
     public func events() async -> AsyncStream<SyncEvent> { await statusCenter.eventStream() }
 
     /// The persisted history of sync runs, newest first.
-    public func history(limit: Int = 50) throws -> [SyncHistoryEntry] { try store.history(limit: limit) }
+    public func history(limit: Int = 50) throws -> [SyncHistoryEntry] {
+        try checkOpen()
+        return try store.history(limit: limit)
+    }
 
     /// True when local changes wait for upload (also after a crash or restart).
     public var hasPendingUpload: Bool { ((try? store.counts().pending) ?? 0) > 0 }

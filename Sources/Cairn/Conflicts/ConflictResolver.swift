@@ -15,6 +15,18 @@ public struct Conflict: Sendable, Hashable {
     public var server: [String: JSONValue]?
     /// The server's current version.
     public var serverVersion: Int64
+
+    public init(
+        collection: String, id: String, base: [String: JSONValue]?, local: [String: JSONValue]?, server: [String: JSONValue]?,
+        serverVersion: Int64
+    ) {
+        self.collection = collection
+        self.id = id
+        self.base = base
+        self.local = local
+        self.server = server
+        self.serverVersion = serverVersion
+    }
 }
 
 /// How a conflict ends.
@@ -92,11 +104,14 @@ public enum ConflictResolver: Sendable {
 
 /// A conflict that happened and how it was resolved, as the store records it.
 public struct ConflictRecord: Sendable, Hashable, Identifiable {
+    /// The conflict log's own key.
     public var id: Int64
+    /// The three states the resolver saw.
     public var conflict: Conflict
     /// `server`, `client`, `merged` or `delete`.
     public var resolution: String
     /// The resolved data (`nil` when the record ended deleted).
     public var resolved: [String: JSONValue]?
+    /// When it was resolved.
     public var resolvedAt: Date
 }

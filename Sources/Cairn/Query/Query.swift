@@ -4,12 +4,14 @@ import CairnProtocol
 ///
 /// ```swift
 /// let open = Query("notes").filter(.condition("done", .eq, false)).sorted(by: "due").limit(50)
-/// let records = try await client.records(open)
+/// let records = try client.records(open)
 /// ```
 public struct Query: Sendable, Hashable {
     /// A sort key: a schema field (or `id`) and a direction.
     public struct SortKey: Sendable, Hashable {
+        /// A schema field or `id`.
         public var field: String
+        /// Ascending (the default) or descending.
         public var ascending: Bool
 
         public init(_ field: String, ascending: Bool = true) {
@@ -18,10 +20,15 @@ public struct Query: Sendable, Hashable {
         }
     }
 
+    /// The collection queried.
     public var collection: String
+    /// The filter, in PROTOCOL.md's language; `nil` selects every record.
     public var filter: Filter?
+    /// Sort keys, applied in order; ties are broken by `id`.
     public var sort: [SortKey]
+    /// The most records to return.
     public var limit: Int?
+    /// How many records to skip first (with `limit`).
     public var offset: Int?
 
     public init(_ collection: String, filter: Filter? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int? = nil) {

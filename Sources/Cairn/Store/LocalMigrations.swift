@@ -63,6 +63,7 @@ enum LocalMigrations {
                     base TEXT,
                     local TEXT,
                     server TEXT,
+                    server_version INTEGER NOT NULL DEFAULT 0,
                     resolution TEXT NOT NULL,
                     resolved TEXT,
                     resolved_at REAL NOT NULL

@@ -46,7 +46,7 @@ extension LocalStore {
                 return ConflictRecord(
                     id: row["id"],
                     conflict: Conflict(collection: row["collection"], id: row["record_id"], base: decodeObject(row["base"]),
-                                       local: decodeObject(row["local"]), server: server, serverVersion: 0),
+                                       local: decodeObject(row["local"]), server: server, serverVersion: row["server_version"]),
                     resolution: row["resolution"], resolved: decodeObject(row["resolved"]),
                     resolvedAt: Date(timeIntervalSince1970: row["resolved_at"]))
             }

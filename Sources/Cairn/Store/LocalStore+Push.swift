@@ -206,10 +206,11 @@ extension LocalStore {
                                 data.map { JSONValue.object($0).jsonText() }, now.timeIntervalSince1970])
             }
             try db.execute(sql: """
-                INSERT INTO cairn_conflicts (collection, record_id, base, local, server, resolution, resolved, resolved_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO cairn_conflicts (collection, record_id, base, local, server, server_version, resolution, resolved, resolved_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [conflict.collection, conflict.id, conflict.base.map { JSONValue.object($0).jsonText() },
                                  conflict.local.map { JSONValue.object($0).jsonText() }, conflict.server.map { JSONValue.object($0).jsonText() },
+                                 conflict.serverVersion,
                                  resolution.name, resolved.map { JSONValue.object($0).jsonText() }, now.timeIntervalSince1970])
             // The server state with the resolution's upload applied: the resolved state.
             try rebuildVisible(db, table: table, id: conflict.id)

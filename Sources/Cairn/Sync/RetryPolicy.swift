@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// let policy = RetryPolicy(initialDelay: .milliseconds(200), maximumDelay: .seconds(30), maximumAttempts: 5)
-/// policy.delay(beforeAttempt: 3, jitter: 0.5)  // 400 ms ± jitter
+/// policy.delay(beforeAttempt: 3)  // 400 ms, ± up to half of it
 /// ```
 public struct RetryPolicy: Sendable, Equatable {
     /// The wait before the first retry.

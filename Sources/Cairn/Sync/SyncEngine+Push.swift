@@ -26,7 +26,14 @@ extension SyncEngine {
             for (operation, current) in conflicts {
                 let conflict = try store.conflict(for: operation, current: current)
                 let resolver = configuration.collectionResolvers[operation.collection] ?? configuration.conflictResolver
-                let resolution = try await resolver.resolve(conflict)
+                let resolution: Resolution
+                do {
+                    resolution = try await resolver.resolve(conflict)
+                } catch let error as CairnError {
+                    throw error
+                } catch {
+                    throw CairnError(.invalidArgument, "The conflict resolver for \(operation.collection) failed: \(error)", cause: error)
+                }
                 try store.resolve(conflict, resolution: resolution, current: current)
                 summary.conflicts += 1
                 await status.emit(.conflictResolved(collection: operation.collection, id: operation.recordID, resolution: resolution.name))

@@ -29,11 +29,8 @@ actor SyncEngine {
     /// Runs `scope`, or joins the run in progress when it covers it.
     func run(_ scope: SyncScope) async throws -> SyncSummary {
         while let current = running {
-            let result = await withTaskCancellationHandler {
-                await current.task.result
-            } onCancel: {
-                current.task.cancel()
-            }
+            // Joining: the run belongs to whoever started it, so cancelling a joiner does not stop it.
+            let result = await current.task.result
             // The run may have ended before its starter resumed: forget it here too.
             if running?.id == current.id { running = nil }
             let summary = try result.get()
