@@ -82,7 +82,7 @@ extension LocalStore {
     func apply(_ page: PulledPage, collection name: String, now: Date = Date()) throws -> AppliedPage {
         let table = CollectionTable(schema: try collection(name))
         let cursor = page.cursor, hasMore = page.hasMore
-        return try writer.write { db in
+        return try writeBookkeeping { db in
             let pendingIDs = Set(try String.fetchAll(db, sql: "SELECT record_id FROM cairn_shadow WHERE collection = ?", arguments: [name]))
             let upsert = try db.cachedStatement(sql: table.pulledUpsertSQL)
             let remove = try db.cachedStatement(sql: "DELETE FROM \(table.quotedName) WHERE id = ? AND cairn_pending = 0")

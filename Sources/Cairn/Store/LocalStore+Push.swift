@@ -8,7 +8,7 @@ extension LocalStore {
     /// - Parameter excluding: queue positions already in flight.
     func takeBatch(limit: Int, excluding: Set<Int64> = []) throws -> [PendingOperation] {
         let skipped = JSONValue.array(excluding.map { .integer($0) }).jsonText()
-        return try writer.write { db in
+        return try writeBookkeeping { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT * FROM cairn_queue AS q
                 WHERE q.waits_for IS NULL
@@ -26,7 +26,7 @@ extension LocalStore {
 
     /// Records the server's answers for applied and rejected operations; returns the conflicts to resolve.
     func record(results: [OperationResult], for operations: [PendingOperation], now: Date = Date()) throws -> [(PendingOperation, ServerRecord)] {
-        try writer.write { db in
+        try writeBookkeeping { db in
             var conflicts: [(PendingOperation, ServerRecord)] = []
             var applied: [(PendingOperation, ServerRecord)] = []
             for (operation, result) in zip(operations, results) {

@@ -23,6 +23,9 @@ final class LocalStore: Sendable {
                 // FULL: a write that returned survives a power cut too.
                 try db.execute(sql: "PRAGMA synchronous = FULL")
                 try db.execute(sql: "PRAGMA cache_size = -8192")
+                // Checkpoint the WAL every 16 MB rather than every 4 MB: sync bookkeeping rewrites the same pages often.
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = 4000")
+                try db.execute(sql: "PRAGMA journal_size_limit = 33554432")
             }
             writer = try DatabasePool(path: path, configuration: configuration)
         case .inMemory:
@@ -46,6 +49,23 @@ final class LocalStore: Sendable {
             throw CairnError.invalid("\"\(name)\" is not a collection of this project")
         }
         return collection
+    }
+
+    /// Runs a transaction of sync bookkeeping (marking uploads, recording answers, applying pulled pages) without
+    /// waiting for the disk: a power cut may undo the last of these, and then the same operations are sent again
+    /// (the server replays their results) or the same page is pulled again. The app's own writes always wait for
+    /// the disk (`synchronous = FULL`).
+    func writeBookkeeping<T>(_ body: (Database) throws -> T) throws -> T {
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try body(db)
+                return .commit
+            }
+            return result!
+        }
     }
 
     // MARK: Meta

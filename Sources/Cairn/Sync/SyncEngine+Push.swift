@@ -6,20 +6,25 @@ extension SyncEngine {
     /// sending, so a retry after a lost response sends the very same operations with the same opIds.
     func push(into summary: inout SyncSummary) async throws {
         let batchSize = min(max(configuration.batchSize, 1), 1000)
-        // Two batches in flight: the next one uploads while the answers of the previous one are recorded.
+        // Two batches in flight, and the next upload starts before the answers of the previous one are recorded,
+        // so the server is never idle while the client writes.
         var inFlight: [(batch: [PendingOperation], upload: Task<[OperationResult], any Error>)] = []
         defer { for entry in inFlight { entry.upload.cancel() } }
-        while true {
-            try Task.checkCancellation()
+        func fill(excluding answered: [PendingOperation]) throws {
             while inFlight.count < 2 {
-                let busy = Set(inFlight.flatMap { $0.batch.map(\.sequence) })
+                let busy = Set(inFlight.flatMap { $0.batch.map(\.sequence) } + answered.map(\.sequence))
                 let batch = try store.takeBatch(limit: batchSize, excluding: busy)
-                guard !batch.isEmpty else { break }
+                guard !batch.isEmpty else { return }
                 inFlight.append((batch, Task { [api] in try await api.batch(batch) }))
             }
+        }
+        while true {
+            try Task.checkCancellation()
+            try fill(excluding: [])
             guard !inFlight.isEmpty else { return }
             let (batch, upload) = inFlight.removeFirst()
             let results = try await upload.value
+            try fill(excluding: batch)
             let conflicts = try store.record(results: results, for: batch)
             summary.pushed += results.filter { $0.status == .applied }.count
             summary.failed += results.filter { $0.status == .rejected }.count

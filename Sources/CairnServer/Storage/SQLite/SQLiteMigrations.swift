@@ -44,9 +44,11 @@ enum SQLiteMigrations {
                     changed_at REAL NOT NULL,
                     deleted INTEGER NOT NULL DEFAULT 0,
                     data TEXT NOT NULL,
-                    field_versions TEXT NOT NULL,
-                    PRIMARY KEY (project, collection, id)
-                ) WITHOUT ROWID;
+                    field_versions TEXT NOT NULL
+                );
+                -- A rowid table with its keys in indexes: clients pick random ids (UUIDs), and random inserts
+                -- of kilobyte rows into a clustered key would rewrite far more pages than appends do.
+                CREATE UNIQUE INDEX records_key ON records(project, collection, id);
                 CREATE UNIQUE INDEX records_feed ON records(project, collection, version);
                 CREATE INDEX records_tombstones ON records(deleted, changed_at) WHERE deleted = 1;
                 CREATE TABLE collection_state (
@@ -60,9 +62,9 @@ enum SQLiteMigrations {
                     op_id TEXT NOT NULL,
                     fingerprint TEXT NOT NULL,
                     result TEXT NOT NULL,
-                    created_at REAL NOT NULL,
-                    PRIMARY KEY (project, op_id)
-                ) WITHOUT ROWID;
+                    created_at REAL NOT NULL
+                );
+                CREATE UNIQUE INDEX operations_key ON operations(project, op_id);
                 CREATE INDEX operations_age ON operations(created_at);
                 CREATE TABLE clients (
                     id TEXT PRIMARY KEY NOT NULL,
