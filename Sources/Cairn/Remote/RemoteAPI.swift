@@ -44,7 +44,7 @@ struct RemoteAPI: Sendable {
         return try await send(method: "GET", path: path).body
     }
 
-    func batch(_ operations: [PendingOperation]) async throws -> [OperationResult] {
+    func batch(_ operations: [PendingOperation]) async throws -> [ScannedResult] {
         var bytes = Array(#"{"operations":["#.utf8)
         bytes.reserveCapacity(operations.count * 700)
         for (index, operation) in operations.enumerated() {
@@ -53,7 +53,12 @@ struct RemoteAPI: Sendable {
         }
         bytes.append(contentsOf: "]}".utf8)
         let response = try await send(method: "POST", path: "/v1/projects/\(project)/batch", body: Data(bytes))
-        let results = try decode(BatchResponse.self, response).results
+        let results: [ScannedResult]
+        do {
+            results = try response.body.withUnsafeBytes { raw in try BatchResultsScanner.scan(raw.bindMemory(to: UInt8.self)) }
+        } catch {
+            throw CairnError.badResponse("the batch answer could not be read: \(error)", cause: error)
+        }
         guard results.count == operations.count, zip(results, operations).allSatisfy({ $0.opId == $1.opId }) else {
             throw CairnError.badResponse("the batch results do not match the operations sent")
         }

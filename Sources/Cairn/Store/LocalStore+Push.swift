@@ -25,15 +25,14 @@ extension LocalStore {
     }
 
     /// Records the server's answers for applied and rejected operations; returns the conflicts to resolve.
-    func record(results: [OperationResult], for operations: [PendingOperation], now: Date = Date()) throws -> [(PendingOperation, ServerRecord)] {
+    func record(results: [ScannedResult], for operations: [PendingOperation], now: Date = Date()) throws -> [(PendingOperation, ServerRecord)] {
         try writeBookkeeping { db in
             var conflicts: [(PendingOperation, ServerRecord)] = []
-            var applied: [(PendingOperation, ServerRecord)] = []
+            var applied: [(PendingOperation, ScannedResult)] = []
             for (operation, result) in zip(operations, results) {
                 switch result.status {
                 case .applied:
-                    guard let record = result.record else { throw CairnError.badResponse("an applied result carries no record") }
-                    applied.append((operation, record))
+                    applied.append((operation, result))
                 case .rejected:
                     let error = result.error ?? ErrorBody(code: .badResponse, message: "rejected without a reason")
                     try db.execute(sql: """
@@ -56,7 +55,7 @@ extension LocalStore {
 
     /// Uploads were applied: each record's base moves to its committed state. The usual case (a create or update
     /// with nothing else pending for the record) is done for the whole batch in a few statements.
-    private func acknowledge(_ db: Database, _ applied: [(PendingOperation, ServerRecord)]) throws {
+    private func acknowledge(_ db: Database, _ applied: [(PendingOperation, ScannedResult)]) throws {
         guard !applied.isEmpty else { return }
         try db.execute(sql: "DELETE FROM cairn_queue WHERE seq IN (SELECT value FROM json_each(?))",
                        arguments: [JSONValue.array(applied.map { .integer($0.0.sequence) }).jsonText()])
@@ -64,7 +63,7 @@ extension LocalStore {
             UPDATE cairn_queue SET waits_for = NULL, base_version = CASE WHEN cairn_queue.op = 'create' THEN NULL ELSE w.version END
             FROM (SELECT value ->> '$[0]' AS op_id, value ->> '$[1]' AS version FROM json_each(?)) AS w
             WHERE cairn_queue.waits_for = w.op_id
-            """, arguments: [JSONValue.array(applied.map { .array([.string($0.0.opId), .integer($0.1.version)]) }).jsonText()])
+            """, arguments: [JSONValue.array(applied.map { .array([.string($0.0.opId), .integer($0.1.version ?? 0)]) }).jsonText()])
         // Which records still hold local changes, and which server versions pulls already brought.
         let keys = JSONValue.array(applied.map { .array([.string($0.0.collection), .string($0.0.recordID)]) }).jsonText()
         let states = try Row.fetchAll(db, sql: """
@@ -76,18 +75,25 @@ extension LocalStore {
         var dates = DateTextCache()
         var quick: [String: [JSONValue]] = [:]
         var tables: [String: CollectionTable] = [:]
-        for ((operation, record), state) in zip(applied, states) {
+        for ((operation, result), state) in zip(applied, states) {
             let table = try tables[operation.collection] ?? CollectionTable(schema: collection(operation.collection))
             tables[operation.collection] = table
             let busy: Bool = state[0]
             let serverVersion: Int64 = state[1] ?? 0
-            if !busy, serverVersion <= record.version, !record.deleted, operation.kind == .create || operation.kind == .update {
+            let version = result.version ?? 0
+            if !busy, serverVersion <= version, !result.deleted, operation.kind == .create || operation.kind == .update {
                 // A create or update commits exactly the local data: only the sync columns change.
                 quick[operation.collection, default: []].append([
-                    .string(operation.recordID), .integer(record.version),
-                    record.updatedAt.map { .string(dates.text($0)) } ?? .null, record.updatedBy.map(JSONValue.string) ?? .null,
+                    .string(operation.recordID), .integer(version),
+                    result.updatedAt.map { .string(dates.text($0)) } ?? .null, result.updatedBy.map(JSONValue.string) ?? .null,
                 ])
             } else {
+                let record: ServerRecord
+                do {
+                    record = try result.appliedRecord(id: operation.recordID)!
+                } catch {
+                    throw CairnError.badResponse("the applied record of \(operation.opId) could not be read", cause: error)
+                }
                 try acknowledge(db, table: table, operation: operation, record: record, dates: &dates, hasMoreChanges: busy,
                                 serverVersion: serverVersion)
             }

@@ -8,7 +8,7 @@ extension SyncEngine {
         let batchSize = min(max(configuration.batchSize, 1), 1000)
         // Two batches in flight, and the next upload starts before the answers of the previous one are recorded,
         // so the server is never idle while the client writes.
-        var inFlight: [(batch: [PendingOperation], upload: Task<[OperationResult], any Error>)] = []
+        var inFlight: [(batch: [PendingOperation], upload: Task<[ScannedResult], any Error>)] = []
         defer { for entry in inFlight { entry.upload.cancel() } }
         func fill(excluding answered: [PendingOperation]) throws {
             while inFlight.count < 2 {

@@ -1,0 +1,89 @@
+import Foundation
+
+/// One result of a batch answer, read without parsing an applied record's data: the data stays JSON text
+/// (`dataText`), parsed only by whoever needs it.
+public struct ScannedResult: Sendable {
+    public var opId: String
+    public var status: OperationStatus
+    /// The applied record's envelope, when `applied`.
+    public var version: Int64?
+    public var deleted: Bool = false
+    public var updatedAt: Date?
+    public var updatedBy: String?
+    /// The applied record's data as JSON text (absent for tombstones).
+    public var dataText: String?
+    /// The server's current state, when `conflict`.
+    public var current: Record?
+    /// Why, when `rejected`.
+    public var error: ErrorBody?
+
+    /// The applied record with its data parsed.
+    public func appliedRecord(id: String) throws -> Record? {
+        guard status == .applied, let version else { return nil }
+        let data = try dataText.map { try JSONValue(parsing: Array($0.utf8)).objectValue ?? [:] } ?? [:]
+        return Record(id: id, version: version, updatedAt: updatedAt, updatedBy: updatedBy, deleted: deleted, data: data)
+    }
+}
+
+/// The answer of `POST .../batch` (`{"results": [...]}`) read in one pass.
+public enum BatchResultsScanner {
+    /// Reads `bytes`; throws ``JSONParseError`` or `DecodingError` for malformed text or shapes.
+    public static func scan(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [ScannedResult] {
+        var scanner = JSONParser(bytes: bytes)
+        var results: [ScannedResult]?
+        try scanner.members { scanner, key in
+            guard key == "results" else { return try scanner.skipValue() }
+            var list: [ScannedResult] = []
+            try scanner.elements { scanner in list.append(try result(&scanner)) }
+            results = list
+        }
+        scanner.skipWhitespace()
+        guard scanner.index == bytes.count else { throw scanner.fail("unexpected text after the answer") }
+        guard let results else { throw scanner.fail("the answer has no results") }
+        return results
+    }
+
+    private static func result(_ scanner: inout JSONParser) throws -> ScannedResult {
+        var opId: String?
+        var status: OperationStatus?
+        var result = ScannedResult(opId: "", status: .rejected)
+        try scanner.members { scanner, key in
+            switch key {
+            case "opId":
+                opId = try scanner.parseValue().stringValue
+            case "status":
+                status = try scanner.parseValue().stringValue.flatMap(OperationStatus.init(rawValue:))
+            case "record":
+                try scanner.members { scanner, member in
+                    switch member {
+                    case "version": result.version = try scanner.parseValue().integerValue
+                    case "deleted": result.deleted = try scanner.parseValue().boolValue ?? false
+                    case "updatedAt": result.updatedAt = try scanner.parseValue().stringValue.flatMap(RFC3339.date(from:))
+                    case "updatedBy": result.updatedBy = try scanner.parseValue().stringValue
+                    case "data":
+                        let start = scanner.index
+                        guard scanner.peek == UInt8(ascii: "{") else { throw scanner.fail("data must be an object") }
+                        try scanner.skipValue()
+                        result.dataText = scanner.text(start..<scanner.index)
+                    default: try scanner.skipValue()
+                    }
+                }
+            case "current":
+                result.current = try JSONValueDecoder().decode(Record.self, from: scanner.parseValue())
+            case "error":
+                result.error = try JSONValueDecoder().decode(ErrorBody.self, from: scanner.parseValue())
+            default:
+                try scanner.skipValue()
+            }
+        }
+        guard let opId, let status else { throw scanner.fail("a result lacks its opId or status") }
+        result.opId = opId
+        result.status = status
+        switch status {
+        case .applied: guard result.version != nil else { throw scanner.fail("an applied result lacks its record") }
+        case .conflict: guard result.current != nil else { throw scanner.fail("a conflict lacks the current state") }
+        case .rejected: break
+        }
+        return result
+    }
+}
