@@ -23,7 +23,8 @@ final class LocalStore: Sendable {
                 // FULL: a write that returned survives a power cut too.
                 try db.execute(sql: "PRAGMA synchronous = FULL")
                 try db.execute(sql: "PRAGMA cache_size = -8192")
-                // Checkpoint the WAL every 16 MB rather than every 4 MB: sync bookkeeping rewrites the same pages often.
+                // Checkpoint the WAL every 16 MB rather than every 4 MB: sync bookkeeping rewrites the same pages
+                // often, and a sync ends with a checkpoint of its own (see `checkpoint()`).
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = 4000")
                 try db.execute(sql: "PRAGMA journal_size_limit = 33554432")
             }
@@ -66,6 +67,12 @@ final class LocalStore: Sendable {
             }
             return result!
         }
+    }
+
+    /// Copies the write-ahead log back into the database when nobody is reading, so it does not grow between
+    /// syncs. Called when a sync ends.
+    func checkpoint() {
+        _ = try? writer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
     }
 
     // MARK: Meta

@@ -73,6 +73,7 @@ actor SyncEngine {
                 await status.update { $0.lastDownload = Date() }
             }
             try? store.endHistory(historyID ?? 0, summary: summary, error: nil)
+            store.checkpoint()
             let counts = try? store.counts()
             await status.update {
                 $0.phase = .idle
