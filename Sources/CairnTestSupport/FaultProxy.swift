@@ -174,18 +174,21 @@ private final class Sink: ChannelInboundHandler, @unchecked Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 }
 
-/// A small, seedable random generator, so a failing fault run can be replayed.
-struct SplitMix: RandomNumberGenerator, Sendable {
+/// A small, seedable random generator (SplitMix64), so a failing randomized test can be replayed from its seed.
+public struct SplitMix: RandomNumberGenerator, Sendable {
     var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    /// A number in 0..<1.
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    /// A number in 0..<bound.
+    public mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
 
 extension FaultProxy {

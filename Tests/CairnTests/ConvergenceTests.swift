@@ -12,7 +12,7 @@ struct ConvergenceTests {
     func randomHistories(seed: UInt64) async throws {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix(seed: seed)
         let users = ["alice", "bob", "ada"]
         var clients: [CairnClient] = []
         for (index, user) in users.enumerated() {
@@ -77,4 +77,3 @@ struct ConvergenceTests {
     }
 }
 
-extension SeededRandom: RandomNumberGenerator {}

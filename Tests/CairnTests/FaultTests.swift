@@ -14,7 +14,7 @@ struct FaultTests {
         defer { Task { await fixture.stop() } }
         let proxy = try await FaultProxy.start(upstreamPort: fixture.server.running.port, faultRate: 0.4, seed: seed)
         defer { Task { await proxy.stop() } }
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix(seed: seed)
         let (transport, httpClient) = FaultProxy.freshConnectionTransport()
         defer { Task { try? await httpClient.shutdown() } }
         var clients: [CairnClient] = []
@@ -98,18 +98,4 @@ struct FaultTests {
         #expect(try stuck.record("notes", id: "b1")?.data == ["title": "waiting"])
         #expect(await stuck.status().lastError?.code == .timedOut)
     }
-}
-
-/// A seedable generator for tests that must replay.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
