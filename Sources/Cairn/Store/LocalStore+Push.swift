@@ -5,17 +5,16 @@ import GRDB
 extension LocalStore {
     /// Up to `limit` queued changes ready to upload, at most one per record, oldest first; marks them attempted
     /// (so they are never changed again and every retry sends the same operation).
-    /// - Parameter excluding: queue positions already in flight.
-    func takeBatch(limit: Int, excluding: Set<Int64> = []) throws -> [PendingOperation] {
-        let skipped = JSONValue.array(excluding.map { .integer($0) }).jsonText()
-        return try writeBookkeeping { db in
+    /// - Parameter after: take only positions after this one (the newest already in flight); older changes that
+    ///   become ready meanwhile go in a later batch.
+    func takeBatch(limit: Int, after: Int64 = 0) throws -> [PendingOperation] {
+        try writeBookkeeping { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT * FROM cairn_queue AS q
-                WHERE q.waits_for IS NULL
+                WHERE q.seq > ? AND q.waits_for IS NULL
                   AND q.seq = (SELECT min(seq) FROM cairn_queue WHERE collection = q.collection AND record_id = q.record_id)
-                  AND q.seq NOT IN (SELECT value FROM json_each(?))
                 ORDER BY q.seq LIMIT ?
-                """, arguments: [skipped, limit])
+                """, arguments: [after, limit])
             let operations = rows.map(PendingOperation.init(row:))
             let sequences = JSONValue.array(operations.map { .integer($0.sequence) }).jsonText()
             try db.execute(sql: "UPDATE cairn_queue SET attempts = attempts + 1 WHERE seq IN (SELECT value FROM json_each(?))",

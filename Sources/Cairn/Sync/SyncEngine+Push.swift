@@ -12,8 +12,8 @@ extension SyncEngine {
         defer { for entry in inFlight { entry.upload.cancel() } }
         func fill(excluding answered: [PendingOperation]) throws {
             while inFlight.count < 2 {
-                let busy = Set(inFlight.flatMap { $0.batch.map(\.sequence) } + answered.map(\.sequence))
-                let batch = try store.takeBatch(limit: batchSize, excluding: busy)
+                let newest = (inFlight.flatMap { $0.batch.map(\.sequence) } + answered.map(\.sequence)).max() ?? 0
+                let batch = try store.takeBatch(limit: batchSize, after: newest)
                 guard !batch.isEmpty else { return }
                 inFlight.append((batch, Task { [api] in try await api.batch(batch) }))
             }
@@ -43,11 +43,8 @@ extension SyncEngine {
                 summary.conflicts += 1
                 await status.emit(.conflictResolved(collection: operation.collection, id: operation.recordID, resolution: resolution.name))
             }
-            let counts = try store.counts()
-            await status.update {
-                $0.pendingUploads = counts.pending
-                $0.failedUploads = counts.failed
-            }
+            let applied = results.filter { $0.status == .applied }.count
+            await status.update { $0.pendingUploads = max(0, $0.pendingUploads - applied) }
         }
     }
 }
