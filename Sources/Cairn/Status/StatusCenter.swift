@@ -17,7 +17,8 @@ actor StatusCenter {
 
     func statusStream() -> AsyncStream<SyncStatus> {
         let id = UUID()
-        let (stream, continuation) = AsyncStream<SyncStatus>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        // A few statuses are kept for a slow reader; older ones are dropped, the newest is never lost.
+        let (stream, continuation) = AsyncStream<SyncStatus>.makeStream(bufferingPolicy: .bufferingNewest(16))
         continuation.yield(status)
         statusListeners[id] = continuation
         continuation.onTermination = { _ in Task { await self.removeStatus(id) } }
