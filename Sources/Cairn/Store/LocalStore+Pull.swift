@@ -56,13 +56,6 @@ extension LocalStore {
         }
     }
 
-    /// Applies one page of the changes feed and its cursor in one transaction. The page is scanned in one pass
-    /// before the transaction starts (only declared fields are parsed); records with local changes keep showing
-    /// them, only their server state moves on.
-    func applyPage(_ body: Data, collection name: String, now: Date = Date()) throws -> AppliedPage {
-        try apply(scan(body, collection: name), collection: name, now: now)
-    }
-
     /// Reads a pulled page (no database access: it may run while another page is being applied).
     func scan(_ body: Data, collection name: String) throws -> PulledPage {
         let fields = try collection(name).fields
@@ -78,7 +71,8 @@ extension LocalStore {
         return PulledPage(changes: page.changes, cursor: cursor, hasMore: hasMore, bytes: body.count)
     }
 
-    /// Applies a scanned page and its cursor in one transaction.
+    /// Applies a scanned page and its cursor in one transaction. Records with local changes keep showing them;
+    /// only their server state moves on.
     func apply(_ page: PulledPage, collection name: String, now: Date = Date()) throws -> AppliedPage {
         let table = CollectionTable(schema: try collection(name))
         let cursor = page.cursor, hasMore = page.hasMore
