@@ -1,6 +1,6 @@
 import CairnProtocol
 
-/// Hand-built JSON of the wire types on hot paths (batches, batch results, stored op results):
+/// Hand-built JSON of the wire types on the server's hot paths (batch results, stored op results):
 /// several times faster than `JSONEncoder` for records that carry free-form data.
 extension Record {
     /// This record as a JSON value, shaped as PROTOCOL.md's record (tombstones carry no data).
@@ -29,16 +29,6 @@ extension OperationResult {
         if let record { object["record"] = record.jsonValue }
         if let current { object["current"] = current.jsonValue }
         if let error { object["error"] = error.jsonValue }
-        return .object(object)
-    }
-}
-
-extension SyncOperation {
-    /// This operation as a JSON value.
-    public var jsonValue: JSONValue {
-        var object: [String: JSONValue] = ["opId": .string(opId), "collection": .string(collection), "id": .string(id), "op": .string(op.rawValue)]
-        if let baseVersion { object["baseVersion"] = .integer(baseVersion) }
-        if let data { object["data"] = .object(data) }
         return .object(object)
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 
 /// Issues, checks, rotates and revokes tokens. Tokens are random 256-bit strings; only their SHA-256 is stored,
 /// so a copy of the database does not hold usable tokens.
-public struct TokenService: Sendable {
+struct TokenService: Sendable {
     let storage: any ServerStorage
     let clock: any WallClock
     /// Lifetime of access tokens.

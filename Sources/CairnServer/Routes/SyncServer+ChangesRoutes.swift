@@ -14,14 +14,14 @@ extension SyncServer {
             let access = try await self.access(request, context, minimum: .reader)
             let (schema, collection) = try await self.collection(access, context)
             let query = try Self.changesQuery(request.uri.queryParameters, collection: collection)
-            let rows = try await self.storage.changes(project: access.project, query: query.storageQuery)
-            let needed = max(query.storageQuery.since, query.storageQuery.snapshotHigh ?? 0)
+            let rows = try await self.storage.changes(project: access.project, query: query)
+            let needed = max(query.since, query.snapshotHigh ?? 0)
             if rows.purgedThrough > needed {
                 throw APIError(
                     .gone, .cursorExpired,
                     "This cursor is older than the tombstone retention horizon: pull a fresh snapshot (omit since) and drop local records not in it")
             }
-            let cursor = Self.nextCursor(query: query.storageQuery, rows: rows)
+            let cursor = Self.nextCursor(query: query, rows: rows)
             if let clientID = request.headers[HTTPField.Name(CairnHeader.clientID)!] {
                 try await self.storage.notePull(clientID: clientID, project: access.project, version: cursor.since, now: self.clock.now())
             }
@@ -37,12 +37,8 @@ extension SyncServer {
         }
     }
 
-    struct ParsedChangesQuery {
-        var storageQuery: ChangesQuery
-    }
-
     /// Reads `since`, `limit` and `where`; any bad value is `422 validation_failed` naming the parameter.
-    static func changesQuery(_ parameters: Parameters, collection: CollectionSchema) throws -> ParsedChangesQuery {
+    static func changesQuery(_ parameters: Parameters, collection: CollectionSchema) throws -> ChangesQuery {
         var limit = defaultPageLimit
         if let text = parameters.get("limit") {
             guard let value = Int(text), (1...maximumPageLimit).contains(value) else {
@@ -67,8 +63,8 @@ extension SyncServer {
             }
             compiled = try FilterSQL.compile(filter, collection: collection) { field in .jsonMember(field.name, of: "data") }
         }
-        return ParsedChangesQuery(storageQuery: ChangesQuery(
-            collection: collection.name, since: cursor.since, snapshotHigh: cursor.snapshotHigh, limit: limit, filter: compiled))
+        return ChangesQuery(
+            collection: collection.name, since: cursor.since, snapshotHigh: cursor.snapshotHigh, limit: limit, filter: compiled)
     }
 
     /// The cursor after a page. A snapshot fixes its high mark at the head version its first page saw; a page

@@ -12,12 +12,12 @@ extension SQLiteStorage {
     static let goneEntry = "json_object('id', id, 'version', version, 'gone', json('true'))"
 
     public func changes(project: String, query: ChangesQuery) async throws -> ChangesRows {
-        var arguments: [DatabaseValue] = [project.databaseValue, query.collection.databaseValue, query.since.databaseValue]
         let filterSQL = query.filter?.sql ?? "1"
         let filterArguments = query.filter?.arguments.map(\.databaseValue) ?? []
         let entry = "CASE WHEN deleted = 1 THEN \(Self.tombstoneEntry) WHEN \(filterSQL) THEN \(Self.liveEntry) ELSE \(Self.goneEntry) END"
         var sql = "SELECT version, \(entry) FROM records WHERE project = ? AND collection = ? AND version > ?"
-        let selectArguments = filterArguments
+        // Placeholders in order: the filter inside the CASE, then the WHERE clause.
+        var arguments = filterArguments + [project.databaseValue, query.collection.databaseValue, query.since.databaseValue]
         if let high = query.snapshotHigh {
             // A snapshot lists live matching records up to `high`, then every change after it.
             sql += " AND ((version <= ? AND deleted = 0 AND \(filterSQL)) OR version > ?)"
@@ -25,7 +25,7 @@ extension SQLiteStorage {
         }
         sql += " ORDER BY version LIMIT ?"
         arguments.append((query.limit + 1).databaseValue)
-        let statementArguments = StatementArguments(selectArguments + arguments)
+        let statementArguments = StatementArguments(arguments)
         let statementSQL = sql
         return try await pool.read { db in
             var entries: [String] = []
