@@ -104,4 +104,4 @@ public struct Fixture: Sendable {
 }
 
 /// A new operation id.
-public func newOpID() -> String { UUID().uuidString }
+public func newOpID() -> String { OperationID.make() }

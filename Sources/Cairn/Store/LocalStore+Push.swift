@@ -207,7 +207,7 @@ extension LocalStore {
             if let (kind, data) = upload {
                 try db.execute(
                     sql: "INSERT INTO cairn_queue (op_id, collection, record_id, op, base_version, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    arguments: [UUID().uuidString.lowercased(), conflict.collection, conflict.id, kind.rawValue, current.version,
+                    arguments: [OperationID.make(), conflict.collection, conflict.id, kind.rawValue, current.version,
                                 data.map { JSONValue.object($0).jsonText() }, now.timeIntervalSince1970])
             }
             try db.execute(sql: """

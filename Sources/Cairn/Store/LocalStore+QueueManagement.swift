@@ -56,7 +56,7 @@ extension LocalStore {
             let shadow = try Shadow.fetch(db, failed.collection, failed.recordID)
             try db.execute(
                 sql: "INSERT INTO cairn_queue (op_id, collection, record_id, op, base_version, data, created_at, waits_for) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: [UUID().uuidString.lowercased(), failed.collection, failed.recordID, failed.kind.rawValue,
+                arguments: [OperationID.make(), failed.collection, failed.recordID, failed.kind.rawValue,
                             latest == nil && failed.kind != .create ? shadow?.baseVersion : nil,
                             payload.map { JSONValue.object($0).jsonText() }, now.timeIntervalSince1970, latest?.opId])
             try rebuildVisible(db, table: CollectionTable(schema: collection), id: failed.recordID)

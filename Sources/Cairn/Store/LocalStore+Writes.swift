@@ -128,7 +128,7 @@ extension LocalStore {
                 try db.cachedStatement(
                     sql: "INSERT INTO cairn_queue (op_id, collection, record_id, op, base_version, data, created_at, waits_for) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
                 ).execute(
-                    arguments: [UUID().uuidString.lowercased(), name, id, appended.kind.rawValue,
+                    arguments: [OperationID.make(), name, id, appended.kind.rawValue,
                                 waitsFor == nil && appended.kind != .create ? shadow?.baseVersion : nil,
                                 appended.data.map { JSONValue.object($0).jsonText() }, now.timeIntervalSince1970, waitsFor])
             }

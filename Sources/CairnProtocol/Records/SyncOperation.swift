@@ -15,7 +15,7 @@ public enum OperationKind: String, Codable, Sendable, CaseIterable {
 /// One write in a batch.
 ///
 /// ```swift
-/// let op = SyncOperation(opId: UUID().uuidString, collection: "notes", id: "n-2", op: .patch,
+/// let op = SyncOperation(opId: OperationID.make(), collection: "notes", id: "n-2", op: .patch,
 ///                    baseVersion: 1040, data: ["done": true])
 /// ```
 public struct SyncOperation: Codable, Sendable, Hashable {
