@@ -3,6 +3,9 @@ import Foundation
 import GRDB
 
 extension PendingOperation {
+    /// Selects queued changes with their attempt counts; `q` is the queue. Append `WHERE`/`ORDER BY` clauses.
+    static let selectSQL = "SELECT q.*, coalesce(a.count, 0) AS attempts FROM cairn_queue AS q LEFT JOIN cairn_attempts AS a ON a.seq = q.seq"
+
     init(row: Row) {
         let opText: String = row["op"]
         self.init(
@@ -13,19 +16,19 @@ extension PendingOperation {
 
     /// The newest queued change of a record.
     static func fetchLatest(_ db: Database, collection: String, id: String) throws -> PendingOperation? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM cairn_queue WHERE collection = ? AND record_id = ? ORDER BY seq DESC LIMIT 1"),
+        try Row.fetchOne(db.cachedStatement(sql: selectSQL + " WHERE q.collection = ? AND q.record_id = ? ORDER BY q.seq DESC LIMIT 1"),
                          arguments: [collection, id]).map(PendingOperation.init(row:))
     }
 
     /// A record's queued changes, oldest first.
     static func fetchAll(_ db: Database, collection: String, id: String) throws -> [PendingOperation] {
-        try Row.fetchAll(db, sql: "SELECT * FROM cairn_queue WHERE collection = ? AND record_id = ? ORDER BY seq",
+        try Row.fetchAll(db, sql: selectSQL + " WHERE q.collection = ? AND q.record_id = ? ORDER BY q.seq",
                          arguments: [collection, id]).map(PendingOperation.init(row:))
     }
 
     /// Every queued change, oldest first.
     static func fetchAll(_ db: Database) throws -> [PendingOperation] {
-        try Row.fetchAll(db, sql: "SELECT * FROM cairn_queue ORDER BY seq").map(PendingOperation.init(row:))
+        try Row.fetchAll(db, sql: selectSQL + " ORDER BY q.seq").map(PendingOperation.init(row:))
     }
 }
 

@@ -81,6 +81,17 @@ enum LocalMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v2-attempts-apart") { db in
+            // Marking a batch attempted used to rewrite each queued row with its payload; a small table of its own
+            // makes that a few pages.
+            try db.execute(sql: """
+                CREATE TABLE cairn_attempts (seq INTEGER PRIMARY KEY NOT NULL, count INTEGER NOT NULL);
+                INSERT INTO cairn_attempts (seq, count) SELECT seq, attempts FROM cairn_queue WHERE attempts > 0;
+                ALTER TABLE cairn_queue DROP COLUMN attempts;
+                CREATE TRIGGER cairn_queue_forget_attempts AFTER DELETE ON cairn_queue
+                BEGIN DELETE FROM cairn_attempts WHERE seq = old.seq; END;
+                """)
+        }
         return migrator
     }
 }

@@ -9,16 +9,18 @@ extension LocalStore {
     ///   become ready meanwhile go in a later batch.
     func takeBatch(limit: Int, after: Int64 = 0) throws -> [PendingOperation] {
         try writeBookkeeping { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT * FROM cairn_queue AS q
-                WHERE q.seq > ? AND q.waits_for IS NULL
+            let rows = try Row.fetchAll(db, sql: PendingOperation.selectSQL + """
+                 WHERE q.seq > ? AND q.waits_for IS NULL
                   AND q.seq = (SELECT min(seq) FROM cairn_queue WHERE collection = q.collection AND record_id = q.record_id)
                 ORDER BY q.seq LIMIT ?
                 """, arguments: [after, limit])
-            let operations = rows.map(PendingOperation.init(row:))
+            var operations = rows.map(PendingOperation.init(row:))
             let sequences = JSONValue.array(operations.map { .integer($0.sequence) }).jsonText()
-            try db.execute(sql: "UPDATE cairn_queue SET attempts = attempts + 1 WHERE seq IN (SELECT value FROM json_each(?))",
-                           arguments: [sequences])
+            try db.execute(sql: """
+                INSERT INTO cairn_attempts (seq, count) SELECT value, 1 FROM json_each(?) WHERE true
+                ON CONFLICT (seq) DO UPDATE SET count = count + 1
+                """, arguments: [sequences])
+            for index in operations.indices { operations[index].attempts += 1 }
             return operations
         }
     }

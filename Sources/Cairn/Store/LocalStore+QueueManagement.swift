@@ -26,7 +26,7 @@ extension LocalStore {
     /// Removes one queued operation and recomputes its record from what remains.
     func cancel(opId: String) throws {
         try writer.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM cairn_queue WHERE op_id = ?", arguments: [opId]) else {
+            guard let row = try Row.fetchOne(db, sql: PendingOperation.selectSQL + " WHERE q.op_id = ?", arguments: [opId]) else {
                 throw CairnError(.notFound, "no queued operation has opId \(opId)")
             }
             let operation = PendingOperation(row: row)

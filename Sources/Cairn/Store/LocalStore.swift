@@ -27,6 +27,9 @@ final class LocalStore: Sendable {
                 // often, and a sync ends with a checkpoint of its own (see `checkpoint()`).
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = 4000")
                 try db.execute(sql: "PRAGMA journal_size_limit = 33554432")
+                // Some system builds (Debian's) default to secure_delete = ON, which also writes every page an
+                // acknowledged upload frees. FAST still zeroes deleted content on pages that stay in use.
+                try db.execute(sql: "PRAGMA secure_delete = FAST")
             }
             writer = try DatabasePool(path: path, configuration: configuration)
         case .inMemory:

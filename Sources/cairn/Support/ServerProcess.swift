@@ -28,7 +28,10 @@ final class ServerProcess: @unchecked Sendable {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// The server's peak resident memory so far.
-    var peakRSS: Int? { ProcessMemory.peakRSS(pid: process.processIdentifier) }
+    var peakRSS: Int? { ProcessUsage.peakRSS(pid: process.processIdentifier) }
+
+    /// CPU seconds the server has used so far.
+    var cpuSeconds: Double? { ProcessUsage.cpuSeconds(pid: process.processIdentifier) }
 
     func stop() {
         process.terminate()

@@ -50,7 +50,7 @@ struct SyncBenchmark {
         log("server pid \(server.process.processIdentifier) at \(server.baseURL)")
 
         var figures = try await measureSDK(server: server, directory: directory)
-        figures["clientPeakRSSBytes"] = .integer(Int64(ProcessMemory.peakRSS() ?? 0))
+        figures["clientPeakRSSBytes"] = .integer(Int64(ProcessUsage.peakRSS() ?? 0))
         figures.merge(try await measureServer(server: server)) { $1 }
         figures["serverPeakRSSBytes"] = .integer(Int64(server.peakRSS ?? 0))
         figures["records"] = .integer(Int64(records))
@@ -81,17 +81,21 @@ struct SyncBenchmark {
         log(rate("wrote locally", records, writeSeconds))
 
         let pushStart = ContinuousClock.now
+        let pushCPU = CPUMeter(server: server)
         let pushed = try await writer.push().pushed
         let pushSeconds = seconds(since: pushStart)
+        let pushCost = pushCPU.millisecondsPer1000(records)
         guard pushed == records else { throw CLIError("pushed \(pushed) of \(records)") }
-        log(rate("pushed through the SDK in batches of \(batchSize)", records, pushSeconds))
+        log(rate("pushed through the SDK in batches of \(batchSize)", records, pushSeconds) + pushCost.text)
 
         let reader = try await client("reader")
         let pullStart = ContinuousClock.now
+        let pullCPU = CPUMeter(server: server)
         let pulled = try await reader.pull(["items"]).pulled
         let pullSeconds = seconds(since: pullStart)
+        let pullCost = pullCPU.millisecondsPer1000(records)
         guard pulled == records else { throw CLIError("pulled \(pulled) of \(records)") }
-        log(rate("initial pull through the SDK in pages of \(pageSize)", records, pullSeconds))
+        log(rate("initial pull through the SDK in pages of \(pageSize)", records, pullSeconds) + pullCost.text)
         guard try await reader.verify("items").matches else { throw CLIError("the reader does not match the server") }
 
         var latencies: [Double] = []
@@ -111,6 +115,8 @@ struct SyncBenchmark {
             "pushOpsPerSecond": .number((Double(records) / pushSeconds).rounded()),
             "pullRecordsPerSecond": .number((Double(records) / pullSeconds).rounded()),
             "incrementalPullMilliseconds": .number((incremental * 100).rounded() / 100),
+            "pushClientCPUMillisecondsPer1000": .number(pushCost.client), "pushServerCPUMillisecondsPer1000": .number(pushCost.server),
+            "pullClientCPUMillisecondsPer1000": .number(pullCost.client), "pullServerCPUMillisecondsPer1000": .number(pullCost.server),
         ]
     }
 
@@ -156,6 +162,26 @@ struct SyncBenchmark {
             "serverPushRecordsPerSecond": .number((Double(records) / pushSeconds).rounded()),
             "serverPullRecordsPerSecond": .number((Double(records) / pullSeconds).rounded()),
         ]
+    }
+
+    /// CPU time the client (this process) and the server use from its creation on: on a shared machine, a
+    /// steadier measure of cost than throughput.
+    private struct CPUMeter {
+        let server: ServerProcess
+        let clientStart = ProcessUsage.cpuSeconds() ?? 0
+        let serverStart: Double
+
+        init(server: ServerProcess) {
+            self.server = server
+            serverStart = server.cpuSeconds ?? 0
+        }
+
+        func millisecondsPer1000(_ count: Int) -> (client: Double, server: Double, text: String) {
+            let scale = 1_000_000 / Double(max(count, 1))
+            let client = (((ProcessUsage.cpuSeconds() ?? 0) - clientStart) * scale).rounded()
+            let server = (((server.cpuSeconds ?? 0) - serverStart) * scale).rounded()
+            return (client, server, String(format: " (CPU per 1,000: client %.0f ms, server %.0f ms)", client, server))
+        }
     }
 
     private func rate(_ what: String, _ count: Int, _ seconds: Double) -> String {
