@@ -34,4 +34,21 @@ struct OperationIDTests {
         #expect(OperationID.date(of: UUID().uuidString.lowercased().replacingOccurrences(of: "-4", with: "-5")) == nil)
         #expect(OperationID.date(of: "op-1") == nil)
     }
+
+    @Test("an operation's fingerprint is the canonical JSON of all but its opId, however its data was built")
+    func fingerprint() throws {
+        let data: [String: JSONValue] = ["z": 1, "a": ["é": "\"quoted\"\n", "b": [1.5, nil, true]], "m": "\u{1F600}"]
+        for (base, data) in [(Int64?.some(7), Optional(data)), (nil, Optional(data)), (3, nil)] {
+            let operation = SyncOperation(opId: OperationID.make(), collection: "notes", id: "n-1", op: data == nil ? .delete : .update,
+                                          baseVersion: base, data: data)
+            var object: [String: JSONValue] = ["collection": "notes", "id": "n-1", "op": .string(operation.op.rawValue)]
+            if let base { object["baseVersion"] = .integer(base) }
+            if let data { object["data"] = .object(data) }
+            #expect(operation.fingerprintText == JSONValue.object(object).jsonText())
+            var resent = operation
+            resent.opId = OperationID.make()
+            resent.data = try data.map { try #require(JSONValue(parsing: JSONValue.object($0).jsonText(sortedKeys: false)).objectValue) }
+            #expect(resent.fingerprintText == operation.fingerprintText)
+        }
+    }
 }

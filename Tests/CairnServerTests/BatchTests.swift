@@ -126,6 +126,33 @@ struct BatchTests {
         #expect(try await fixture.pullAll("alice", "notes").changes.count == 1)
     }
 
+    @Test("replays answer the very bytes of the first answer, after the record moved on, for every kind of write")
+    func byteIdenticalReplays() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let path = "/v1/projects/\(Fixture.project)/batch"
+        let writes = [
+            op(.create, "notes", "r1", ["title": "first", "done": false, "tags": ["a", "é\n\u{1F600}"]], opId: "replay-create"),
+            op(.create, "notes", "r2", ["title": "with a null", "count": nil], opId: "replay-create-null"),
+            op(.update, "notes", "r1", base: 1, ["title": "second", "due": "2026-11-22T10:00:00.125Z"], opId: "replay-update"),
+            op(.patch, "notes", "r1", base: 3, ["done": true], opId: "replay-patch"),
+        ]
+        var answers: [[UInt8]] = []
+        for write in writes {
+            let reply = try await fixture.http.send(.POST, path, token: fixture.tokens["alice"], value: BatchRequest(operations: [write]))
+            #expect(reply.status == 200)
+            answers.append(Array(reply.body))
+        }
+        _ = try await fixture.push("bob", [op(.update, "notes", "r1", ["title": "moved on"]), op(.delete, "notes", "r2")])
+        for (write, answer) in zip(writes, answers) {
+            let again = try await fixture.http.send(.POST, path, token: fixture.tokens["alice"], value: BatchRequest(operations: [write]))
+            #expect(Array(again.body) == answer, "replay of \(write.opId)")
+        }
+        let first = try CairnJSON.decode(BatchResponse.self, from: answers[0]).results[0]
+        #expect(first.record?.data == ["title": "first", "done": false, "tags": ["a", "é\n\u{1F600}"]])
+        #expect(try CairnJSON.decode(BatchResponse.self, from: answers[1]).results[0].record?.data == ["title": "with a null"])
+    }
+
     @Test("atomic batches apply all or nothing, and say why for each operation")
     func atomic() async throws {
         let fixture = try await Fixture.start()

@@ -45,11 +45,30 @@ public struct SyncOperation: Codable, Sendable, Hashable {
     }
 
     /// Canonical JSON of everything but `opId`: two sends of the same operation give the same text.
-    public var fingerprintText: String {
-        var object: [String: JSONValue] = ["collection": .string(collection), "id": .string(id), "op": .string(op.rawValue)]
-        if let baseVersion { object["baseVersion"] = .integer(baseVersion) }
-        if let data { object["data"] = .object(data) }
-        return JSONValue.object(object).jsonText()
+    public var fingerprintText: String { fingerprintText(dataText: canonicalDataText) }
+
+    /// `data` as canonical JSON text (sorted keys, no spaces), or `nil` without data.
+    public var canonicalDataText: String? { data.map { JSONValue.object($0).jsonText() } }
+
+    /// ``fingerprintText`` around data text already made by ``canonicalDataText``, so a server that also stores
+    /// that text serialises the data once.
+    public func fingerprintText(dataText: String?) -> String {
+        // The members in sorted order, as `JSONValue.jsonText()` writes an object.
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity((dataText?.utf8.count ?? 0) + collection.utf8.count + id.utf8.count + 64)
+        if let baseVersion { bytes.append(contentsOf: #""baseVersion":\#(baseVersion),"#.utf8) }
+        bytes.append(contentsOf: #""collection":"#.utf8)
+        JSONValue.writeString(collection, into: &bytes)
+        if let dataText {
+            bytes.append(contentsOf: #","data":"#.utf8)
+            bytes.append(contentsOf: dataText.utf8)
+        }
+        bytes.append(contentsOf: #","id":"#.utf8)
+        JSONValue.writeString(id, into: &bytes)
+        bytes.append(contentsOf: #","op":"#.utf8)
+        JSONValue.writeString(op.rawValue, into: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -5,7 +5,7 @@ import GRDB
 extension SQLiteStorage {
     public func applyBatch(project: String, batch: BatchRequest, schema: Schema, user: String, now: Date) async throws -> BatchOutcome {
         let updatedAt = RFC3339.string(from: now)
-        let fingerprints = batch.operations.map { SchemaVersioning.digest($0.fingerprintText) }
+        let prepared = batch.operations.map(PreparedOperation.init)
         return try await pool.writeWithoutTransaction { db in
             var outcome = BatchOutcome(results: [], resultTexts: [], changedCollections: [:])
             let updatedDate = RFC3339.date(from: updatedAt)
@@ -34,9 +34,9 @@ extension SQLiteStorage {
                 for (index, operation) in batch.operations.enumerated() {
                     if let stored = try Row.fetchOne(findOperation, arguments: [project, operation.opId]) {
                         let storedFingerprint: String = stored[0]
-                        if storedFingerprint == fingerprints[index] {
-                            let text: String = stored[1]
-                            results.append(try CairnJSON.decode(OperationResult.self, from: Array(text.utf8)))
+                        if storedFingerprint == prepared[index].fingerprint {
+                            let (result, text) = try Self.replay(stored: stored[1], of: operation)
+                            results.append(result)
                             texts.append(text)
                         } else {
                             let mismatch = OperationResult.rejected(operation.opId, ErrorBody(
@@ -52,13 +52,16 @@ extension SQLiteStorage {
                     }
                     let result: OperationResult
                     var text: String?
+                    var storedText: String?
                     switch BatchPlanner.plan(operation, current: current, collection: schema.collection(named: operation.collection)) {
                     case .write(let data, let deleted):
                         head += 1
                         let fieldVersions = BatchPlanner.fieldVersions(previous: current, newData: data, deleted: deleted, version: head)
                         let record = Record(
                             id: operation.id, version: head, updatedAt: updatedDate, updatedBy: user, deleted: deleted, data: deleted ? [:] : data)
-                        let dataText = JSONValue.object(record.data).jsonText()
+                        // A create or update commits the data as sent (less top-level nulls): its text is made already.
+                        let asSent = Self.commitsDataAsSent(operation, data: data)
+                        let dataText = asSent ? prepared[index].dataText! : JSONValue.object(record.data).jsonText()
                         try saveRecord.execute(arguments: [
                             project, operation.collection, operation.id, head, updatedAt, user, now.epochSeconds, deleted,
                             dataText, JSONValue.object(fieldVersions.mapValues { .integer($0) }).jsonText(),
@@ -66,6 +69,8 @@ extension SQLiteStorage {
                         changed[operation.collection] = head
                         result = .applied(operation.opId, record)
                         text = Self.appliedText(opId: operation.opId, record: record, dataText: dataText, updatedAt: updatedAt)
+                        // Remembered without the data when a replay can take it from the operation itself.
+                        storedText = asSent ? Self.appliedText(opId: operation.opId, record: record, dataText: nil, updatedAt: updatedAt) : text
                     case .unchanged(let record):
                         result = .applied(operation.opId, record)
                     case .conflict(let record):
@@ -74,7 +79,7 @@ extension SQLiteStorage {
                         result = .rejected(operation.opId, error)
                     }
                     let resultText = text ?? result.jsonValue.jsonText()
-                    try saveOperation.execute(arguments: [project, operation.opId, fingerprints[index], resultText, now.epochSeconds])
+                    try saveOperation.execute(arguments: [project, operation.opId, prepared[index].fingerprint, storedText ?? resultText, now.epochSeconds])
                     results.append(result)
                     texts.append(resultText)
                 }
@@ -102,14 +107,32 @@ extension SQLiteStorage {
         }
     }
 
+    /// Whether a write commits exactly the data its operation sent, whose canonical text is then already made.
+    static func commitsDataAsSent(_ operation: SyncOperation, data: [String: JSONValue]) -> Bool {
+        (operation.op == .create || operation.op == .update) && data.count == operation.data?.count
+    }
+
+    /// The result and answer text of an operation applied before, from what was remembered of it.
+    static func replay(stored text: String, of operation: SyncOperation) throws -> (OperationResult, String) {
+        var result = try CairnJSON.decode(OperationResult.self, from: Array(text.utf8))
+        guard result.status == .applied, var record = result.record, !record.deleted, let sent = operation.data,
+              operation.op == .create || operation.op == .update, let updatedAt = record.updatedAt
+        else { return (result, text) }
+        // Remembered without its data, which is the operation's own (the fingerprint matched).
+        record.data = BatchPlanner.stripNulls(sent)
+        result.record = record
+        let dataText = JSONValue.object(record.data).jsonText()
+        return (result, appliedText(opId: operation.opId, record: record, dataText: dataText, updatedAt: RFC3339.string(from: updatedAt)))
+    }
+
     /// The JSON of an `applied` result, assembled around the data text already made for storage (the same bytes
-    /// as `OperationResult.jsonValue.jsonText()` would give).
-    static func appliedText(opId: String, record: CairnProtocol.Record, dataText: String, updatedAt: String) -> String {
+    /// as `OperationResult.jsonValue.jsonText()` would give); without `dataText`, the record has no `data` member.
+    static func appliedText(opId: String, record: CairnProtocol.Record, dataText: String?, updatedAt: String) -> String {
         var bytes = Array(#"{"opId":"#.utf8)
-        bytes.reserveCapacity(dataText.utf8.count + 160)
+        bytes.reserveCapacity((dataText?.utf8.count ?? 0) + 160)
         JSONValue.writeString(opId, into: &bytes)
         bytes.append(contentsOf: #","record":{"#.utf8)
-        if !record.deleted {
+        if !record.deleted, let dataText {
             bytes.append(contentsOf: #""data":"#.utf8)
             bytes.append(contentsOf: dataText.utf8)
             bytes.append(UInt8(ascii: ","))
@@ -134,5 +157,16 @@ extension SQLiteStorage {
             id: id, version: row["version"], updatedAt: RFC3339.date(from: updatedAt), updatedBy: row["updated_by"],
             deleted: row["deleted"], data: data)
         return StoredRecordState(record: record, fieldVersions: versions)
+    }
+}
+
+/// An operation's canonical data text and fingerprint, made before the write transaction.
+struct PreparedOperation {
+    let dataText: String?
+    let fingerprint: String
+
+    init(_ operation: SyncOperation) {
+        dataText = operation.canonicalDataText
+        fingerprint = SchemaVersioning.digest(operation.fingerprintText(dataText: dataText))
     }
 }
