@@ -248,16 +248,20 @@ struct JSONParser {
         index += 1
         let start = index
         // Fast path: no escapes.
+        var bits: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                // ASCII needs no validation (and `String(validating:)` is much slower than decoding).
+                if bits < 0x80 { return String(decoding: slice, as: UTF8.self) }
                 guard let string = String(validating: slice, as: UTF8.self) else { throw fail("invalid UTF-8") }
                 return string
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw fail("control character in string") }
+            bits |= byte
             index += 1
         }
         var buffer = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))

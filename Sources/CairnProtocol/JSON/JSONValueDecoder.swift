@@ -23,7 +23,7 @@ public struct JSONValueDecoder: Sendable {
     }
 }
 
-private struct AnyKey: CodingKey {
+struct AnyKey: CodingKey {
     var stringValue: String
     var intValue: Int?
     init(stringValue: String) { self.stringValue = stringValue }
@@ -53,7 +53,7 @@ private struct ValueDecoder: Decoder {
     }
 }
 
-private func mismatch(expected: String, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
+func mismatch(expected: String, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
     DecodingError.typeMismatch(
         Any.self,
         .init(codingPath: path, debugDescription: "expected \(expected), found \(value.kindName)"))

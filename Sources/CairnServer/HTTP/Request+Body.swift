@@ -7,6 +7,12 @@ extension Request {
     /// Reads the body (at most `limit` bytes, else `413 payload_too_large`), parses it strictly as JSON and
     /// decodes `type`; malformed JSON is `400 bad_request`, a wrong shape `422 validation_failed`.
     func decodeBody<T: Decodable>(_ type: T.Type, context: CairnRequestContext, limit: Int = 1 << 20) async throws -> T {
+        try JSONValueDecoder().decode(type, from: try await jsonBody(context: context, limit: limit))
+    }
+
+    /// Reads the body (at most `limit` bytes, else `413 payload_too_large`) and parses it strictly as JSON;
+    /// malformed JSON is `400 bad_request`.
+    func jsonBody(context: CairnRequestContext, limit: Int = 1 << 20) async throws -> JSONValue {
         var request = self
         let buffer: ByteBuffer
         do {
@@ -15,9 +21,7 @@ extension Request {
             throw APIError.tooLarge("The request body is larger than \(limit) bytes")
         }
         guard buffer.readableBytes > 0 else { throw APIError.badRequest("The request needs a JSON body") }
-        return try buffer.withUnsafeReadableBytes { raw in
-            try JSONValueDecoder().decode(type, from: raw)
-        }
+        return try buffer.withUnsafeReadableBytes { raw in try JSONValue(parsing: raw) }
     }
 }
 

@@ -10,7 +10,7 @@ extension SyncServer {
             guard access.role >= .writer else {
                 throw APIError.forbidden("Pushing changes needs the writer role in \(access.project); you are \(access.role.rawValue)")
             }
-            let batch = try await request.decodeBody(BatchRequest.self, context: context, limit: self.configuration.maximumBatchBytes)
+            let batch = try BatchRequest(json: await request.jsonBody(context: context, limit: self.configuration.maximumBatchBytes))
             guard batch.operations.count <= self.configuration.maximumBatchOperations else {
                 throw APIError.tooLarge("A batch holds at most \(self.configuration.maximumBatchOperations) operations; split it")
             }

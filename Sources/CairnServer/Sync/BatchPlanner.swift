@@ -104,10 +104,27 @@ public enum BatchPlanner {
     public static func fieldVersions(
         previous: StoredRecordState?, newData: [String: JSONValue], deleted: Bool, version: Int64
     ) -> [String: Int64] {
-        var versions = previous?.fieldVersions ?? [:]
-        let oldData = previous.map { $0.record.deleted ? [:] : $0.record.data } ?? [:]
+        guard let previous else {
+            // A new record: every field changed now.
+            return deleted ? [:] : newData.mapValues { _ in version }
+        }
+        var versions = previous.fieldVersions
+        let oldData = previous.record.deleted ? [:] : previous.record.data
         for field in changedFields(from: oldData, to: deleted ? [:] : newData) { versions[field] = version }
         return versions
+    }
+
+    /// Field versions as stored: a JSON object with sorted keys, like `JSONValue.jsonText()` writes it.
+    public static func fieldVersionsText(_ versions: [String: Int64]) -> String {
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(versions.count * 24)
+        for (index, name) in versions.keys.sorted().enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(name, into: &bytes)
+            bytes.append(contentsOf: ":\(versions[name]!)".utf8)
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Top-level `null` members mean "absent": they are not stored.

@@ -64,7 +64,7 @@ extension SQLiteStorage {
                         let dataText = asSent ? prepared[index].dataText! : JSONValue.object(record.data).jsonText()
                         try saveRecord.execute(arguments: [
                             project, operation.collection, operation.id, head, updatedAt, user, now.epochSeconds, deleted,
-                            dataText, JSONValue.object(fieldVersions.mapValues { .integer($0) }).jsonText(),
+                            dataText, BatchPlanner.fieldVersionsText(fieldVersions),
                         ])
                         changed[operation.collection] = head
                         result = .applied(operation.opId, record)
