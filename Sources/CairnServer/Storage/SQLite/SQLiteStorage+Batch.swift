@@ -17,11 +17,9 @@ extension SQLiteStorage {
                 results.reserveCapacity(batch.operations.count)
                 texts.reserveCapacity(batch.operations.count)
                 var changed: [String: Int64] = [:]
-                let findOperation = try db.cachedStatement(sql: "SELECT fingerprint, result FROM operations WHERE project = ? AND op_id = ?")
+                var lookups = try BatchLookups(db, project: project, batch: batch.operations)
                 let saveOperation = try db.cachedStatement(
                     sql: "INSERT INTO operations (project, op_id, fingerprint, result, created_at) VALUES (?, ?, ?, ?, ?)")
-                let findRecord = try db.cachedStatement(
-                    sql: "SELECT version, updated_at, updated_by, deleted, data, field_versions FROM records WHERE project = ? AND collection = ? AND id = ?")
                 let saveRecord = try db.cachedStatement(
                     sql: """
                         INSERT INTO records (project, collection, id, version, updated_at, updated_by, changed_at, deleted, data, field_versions)
@@ -32,10 +30,9 @@ extension SQLiteStorage {
                         """)
 
                 for (index, operation) in batch.operations.enumerated() {
-                    if let stored = try Row.fetchOne(findOperation, arguments: [project, operation.opId]) {
-                        let storedFingerprint: String = stored[0]
-                        if storedFingerprint == prepared[index].fingerprint {
-                            let (result, text) = try Self.replay(stored: stored[1], of: operation)
+                    if let stored = lookups.operations[operation.opId] {
+                        if stored.fingerprint == prepared[index].fingerprint {
+                            let (result, text) = try Self.replay(stored: stored.result, of: operation)
                             results.append(result)
                             texts.append(text)
                         } else {
@@ -47,9 +44,7 @@ extension SQLiteStorage {
                         }
                         continue
                     }
-                    let current = try Row.fetchOne(findRecord, arguments: [project, operation.collection, operation.id]).map {
-                        try Self.recordState(id: operation.id, row: $0)
-                    }
+                    let current = lookups.record(operation.collection, operation.id)
                     let result: OperationResult
                     var text: String?
                     var storedText: String?
@@ -67,6 +62,7 @@ extension SQLiteStorage {
                             dataText, BatchPlanner.fieldVersionsText(fieldVersions),
                         ])
                         changed[operation.collection] = head
+                        lookups.wrote(StoredRecordState(record: record, fieldVersions: fieldVersions), collection: operation.collection)
                         result = .applied(operation.opId, record)
                         text = Self.appliedText(opId: operation.opId, record: record, dataText: dataText, updatedAt: updatedAt)
                         // Remembered without the data when a replay can take it from the operation itself.
@@ -80,6 +76,7 @@ extension SQLiteStorage {
                     }
                     let resultText = text ?? result.jsonValue.jsonText()
                     try saveOperation.execute(arguments: [project, operation.opId, prepared[index].fingerprint, storedText ?? resultText, now.epochSeconds])
+                    lookups.remembered(operation.opId, fingerprint: prepared[index].fingerprint, result: storedText ?? resultText)
                     results.append(result)
                     texts.append(resultText)
                 }
@@ -145,18 +142,6 @@ extension SQLiteStorage {
         JSONValue.writeString(record.updatedBy ?? "", into: &bytes)
         bytes.append(contentsOf: #","version":\#(record.version)},"status":"applied"}"#.utf8)
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    static func recordState(id: String, row: Row) throws -> StoredRecordState {
-        let dataText: String = row["data"]
-        let versionsText: String = row["field_versions"]
-        let data = try JSONValue(parsing: Array(dataText.utf8)).objectValue ?? [:]
-        let versions = (try JSONValue(parsing: Array(versionsText.utf8)).objectValue ?? [:]).compactMapValues(\.integerValue)
-        let updatedAt: String = row["updated_at"]
-        let record = Record(
-            id: id, version: row["version"], updatedAt: RFC3339.date(from: updatedAt), updatedBy: row["updated_by"],
-            deleted: row["deleted"], data: data)
-        return StoredRecordState(record: record, fieldVersions: versions)
     }
 }
 
