@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "Cairn",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // Synchronization.Mutex needs macOS 15 and iOS 18.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "CairnProtocol", targets: ["CairnProtocol"]),
         .library(name: "Cairn", targets: ["Cairn"]),

@@ -54,7 +54,12 @@ extension SQLiteStorage {
         let text = try await pool.read { db in
             try String.fetchOne(db, sql: "SELECT schema_json FROM projects WHERE name = ?", arguments: [project])
         }
-        return try text.map { try CairnJSON.decode(Schema.self, from: Array($0.utf8)) }
+        guard let text else { return nil }
+        // Every pull and batch asks; decode only when the stored text changed (the admin tool may change it).
+        if let cached = decodedSchemas.withLock({ $0[project] }), cached.text == text { return cached.schema }
+        let schema = try CairnJSON.decode(Schema.self, from: Array(text.utf8))
+        decodedSchemas.withLock { $0[project] = (text, schema) }
+        return schema
     }
 
     public func setSchema(project: String, schema: Schema) async throws {

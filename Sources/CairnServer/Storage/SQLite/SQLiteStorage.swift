@@ -1,6 +1,7 @@
 import CairnProtocol
 import Foundation
 import GRDB
+import Synchronization
 
 /// The default backend: one embedded SQLite database (WAL mode) in the data directory.
 ///
@@ -12,6 +13,8 @@ import GRDB
 /// ```
 public final class SQLiteStorage: ServerStorage {
     let pool: DatabasePool
+    /// Project schemas as last decoded, with the stored text they came from.
+    let decodedSchemas = Mutex<[String: (text: String, schema: Schema)]>([:])
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current version.
     public init(path: String) throws {
