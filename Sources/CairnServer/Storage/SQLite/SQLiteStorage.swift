@@ -21,9 +21,9 @@ public final class SQLiteStorage: ServerStorage {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            // WAL with NORMAL sync: a commit survives a crash of the server process; a power cut may lose the
-            // last transactions but never corrupts the database.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // WAL with FULL sync: every commit reaches the disk before the server answers, so a write it
+            // acknowledged survives a power cut too (clients drop what the server acknowledged).
+            try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA cache_size = -16384")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
