@@ -153,6 +153,22 @@ struct BatchTests {
         #expect(try CairnJSON.decode(BatchResponse.self, from: answers[1]).results[0].record?.data == ["title": "with a null"])
     }
 
+    @Test("opIds are told apart by their exact bytes: equivalent Unicode spellings are different (invalid) opIds")
+    func opIdBytes() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let composed = op(.create, "notes", "u1", ["title": "a"], opId: "caf\u{E9}")
+        let decomposed = op(.create, "notes", "u1", ["title": "b"], opId: "cafe\u{301}")
+        #expect(Array(composed.opId.utf8) != Array(decomposed.opId.utf8))
+        // Both orders, the second time as replays of the first.
+        for batch in [[composed, decomposed], [decomposed, composed]] {
+            let results = try await fixture.push("alice", batch)
+            #expect(results.map(\.status) == [.rejected, .rejected])
+            #expect(results.map { $0.error?.code } == [.validationFailed, .validationFailed])
+            #expect(results.map { Array($0.opId.utf8) } == batch.map { Array($0.opId.utf8) })
+        }
+    }
+
     @Test("atomic batches apply all or nothing, and say why for each operation")
     func atomic() async throws {
         let fixture = try await Fixture.start()

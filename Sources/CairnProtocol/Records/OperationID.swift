@@ -3,8 +3,9 @@ import Foundation
 /// Makes `opId`s: UUID version 7 text (RFC 9562), ordered by creation time.
 ///
 /// Ids made later sort after earlier ones (also within one millisecond, through a counter), so the indexes that
-/// find operations by `opId`, in the local queue and on the server, grow at their end instead of being rewritten
-/// at random places. The remaining 62 bits are random, so ids from different devices do not collide.
+/// find operations by `opId` mostly grow at their end instead of being rewritten at random places: the local
+/// queue's exactly, the server's nearly (a device that was offline uploads older ids late). The remaining 62 bits
+/// are random, so ids from different devices do not collide.
 ///
 /// ```swift
 /// let op = SyncOperation(opId: OperationID.make(), collection: "notes", id: "n-1", op: .create, data: ["title": "Hi"])
@@ -17,7 +18,8 @@ public enum OperationID {
         generator.next(milliseconds: UInt64(max(0, now.timeIntervalSince1970 * 1000)))
     }
 
-    /// The creation time (to the millisecond) of an id made by ``make(now:)``; `nil` for other ids.
+    /// The creation time (to the millisecond) of a UUID version 7 id such as ``make(now:)`` makes; `nil` for ids
+    /// that are not UUID version 7 text.
     public static func date(of id: String) -> Date? {
         let hex = id.utf8.filter { $0 != UInt8(ascii: "-") }
         guard id.utf8.count == 36, hex.count == 32, hex[12] == UInt8(ascii: "7"),

@@ -2,9 +2,9 @@ import CairnProtocol
 import Foundation
 import GRDB
 
-/// What a batch reads before it writes: the remembered operations with its opIds and the current states of its
-/// records, each fetched in one query, then kept current as the batch writes (an operation may touch a record an
-/// earlier one in the same batch wrote, or repeat its opId).
+/// What a batch reads before it writes: the remembered operations with its opIds (one query) and the current
+/// states of its records (one query per collection), then kept current as the batch writes (an operation may touch
+/// a record an earlier one in the same batch wrote, or repeat its opId).
 struct BatchLookups {
     /// A remembered operation: its fingerprint and its stored result text.
     struct Remembered {
@@ -12,7 +12,9 @@ struct BatchLookups {
         var result: String
     }
 
-    private(set) var operations: [String: Remembered] = [:]
+    /// Keyed by the opId's exact bytes, as the database compares them: Swift's `String` equality would also match
+    /// differently encoded but equivalent (non-ASCII, so invalid) opIds.
+    private var operations: [[UInt8]: Remembered] = [:]
     private var records: [String: [String: StoredRecordState]] = [:]
 
     init(_ db: Database, project: String, batch: [SyncOperation]) throws {
@@ -21,7 +23,8 @@ struct BatchLookups {
             SELECT op_id, fingerprint, result FROM operations WHERE project = ? AND op_id IN (SELECT value FROM json_each(?))
             """), arguments: [project, opIds])
         while let row = try rows.next() {
-            operations[row[0]] = Remembered(fingerprint: row[1], result: row[2])
+            let opId: String = row[0]
+            operations[Array(opId.utf8)] = Remembered(fingerprint: row[1], result: row[2])
         }
         for (collection, operations) in Dictionary(grouping: batch, by: \.collection) {
             let ids = JSONValue.array(operations.map { .string($0.id) }).jsonText()
@@ -38,13 +41,16 @@ struct BatchLookups {
         }
     }
 
+    /// What is remembered of `opId`, as of the operations applied so far.
+    func operation(_ opId: String) -> Remembered? { operations[Array(opId.utf8)] }
+
     /// The record's state as of the operations applied so far.
     func record(_ collection: String, _ id: String) -> StoredRecordState? { records[collection]?[id] }
 
     mutating func wrote(_ state: StoredRecordState, collection: String) { records[collection, default: [:]][state.record.id] = state }
 
     mutating func remembered(_ opId: String, fingerprint: String, result: String) {
-        operations[opId] = Remembered(fingerprint: fingerprint, result: result)
+        operations[Array(opId.utf8)] = Remembered(fingerprint: fingerprint, result: result)
     }
 
     /// A stored record row: id, version, updated_at, updated_by, deleted, data, field_versions.

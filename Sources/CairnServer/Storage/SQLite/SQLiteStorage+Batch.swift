@@ -30,7 +30,7 @@ extension SQLiteStorage {
                         """)
 
                 for (index, operation) in batch.operations.enumerated() {
-                    if let stored = lookups.operations[operation.opId] {
+                    if let stored = lookups.operation(operation.opId) {
                         if stored.fingerprint == prepared[index].fingerprint {
                             let (result, text) = try Self.replay(stored: stored.result, of: operation)
                             results.append(result)
@@ -54,7 +54,7 @@ extension SQLiteStorage {
                         let fieldVersions = BatchPlanner.fieldVersions(previous: current, newData: data, deleted: deleted, version: head)
                         let record = Record(
                             id: operation.id, version: head, updatedAt: updatedDate, updatedBy: user, deleted: deleted, data: deleted ? [:] : data)
-                        // A create or update commits the data as sent (less top-level nulls): its text is made already.
+                        // A create or update without top-level nulls commits the data as sent, whose text is made already.
                         let asSent = Self.commitsDataAsSent(operation, data: data)
                         let dataText = asSent ? prepared[index].dataText! : JSONValue.object(record.data).jsonText()
                         try saveRecord.execute(arguments: [
