@@ -28,7 +28,7 @@ public struct BatchWriter {
 
     /// Deletes a record.
     public func delete(_ collection: String, id: String) throws {
-        try store.write(db, collection: collection, id: id, change: .delete)
+        _ = try store.write(db, collection: collection, id: id, change: .delete)
     }
 
     /// Encodes `value` and saves it as the record `id`.

@@ -32,10 +32,12 @@ extension CairnClient {
                 try store.wipe()
             }
         }
-        try store.setMeta(.user, configuration.credentials.user)
-        try store.setMeta(.server, configuration.serverURL.absoluteString)
-        try store.setMeta(.project, configuration.project)
-        try store.setMeta(.device, configuration.device)
+        try await store.writer.write { db in
+            try LocalStore.setMeta(db, .user, configuration.credentials.user)
+            try LocalStore.setMeta(db, .server, configuration.serverURL.absoluteString)
+            try LocalStore.setMeta(db, .project, configuration.project)
+            try LocalStore.setMeta(db, .device, configuration.device)
+        }
 
         guard configuration.connectOnOpen else {
             guard store.schema != nil else {

@@ -101,7 +101,7 @@ extension LocalStore {
         }
         for (name, rows) in quick {
             let table = tables[name]!
-            let text = JSONValue.array(rows.map { .array($0.arrayValue ?? []) }).jsonText()
+            let text = JSONValue.array(rows).jsonText()
             try db.execute(sql: """
                 UPDATE \(table.quotedName) SET cairn_version = c.version, cairn_pending = 0, cairn_updated_at = c.at, cairn_updated_by = c.by
                 FROM (SELECT value ->> '$[0]' AS id, value ->> '$[1]' AS version, value ->> '$[2]' AS at, value ->> '$[3]' AS by
@@ -149,7 +149,7 @@ extension LocalStore {
             shadow.serverData = shadow.baseData
         }
         try shadow.save(db, table.name, operation.recordID)
-        if try Self.hasLocalChanges(db, collection: table.name, id: operation.recordID) {
+        if moreChanges {
             try db.execute(sql: "UPDATE \(table.quotedName) SET cairn_version = ?, cairn_updated_at = ?, cairn_updated_by = ? WHERE id = ?",
                            arguments: [record.version, record.updatedAt.map(RFC3339.string(from:)), record.updatedBy, operation.recordID])
         } else {

@@ -1,5 +1,3 @@
-import CairnProtocol
-
 /// Hand-built JSON of the wire types on the server's hot paths (batch results, stored op results):
 /// several times faster than `JSONEncoder` for records that carry free-form data.
 extension Record {

@@ -49,15 +49,12 @@ public enum OperationID {
             }
             let high = (milliseconds & 0xFFFF_FFFF_FFFF) << 16 | 0x7000 | sequence
             let low = UInt64.random(in: 0...UInt64.max) & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
-            let digits = Array("0123456789abcdef".utf8)
             var text: [UInt8] = []
             text.reserveCapacity(36)
-            for (index, word) in [high, low].enumerated() {
-                for nibble in 0..<16 {
-                    let position = index * 16 + nibble
-                    if position == 8 || position == 12 || position == 16 || position == 20 { text.append(UInt8(ascii: "-")) }
-                    text.append(digits[Int(word >> (60 - 4 * UInt64(nibble)) & 0xF)])
-                }
+            for position in 0..<32 {
+                if position == 8 || position == 12 || position == 16 || position == 20 { text.append(UInt8(ascii: "-")) }
+                let word = position < 16 ? high : low
+                text.append(Hex.digits[Int(word >> (60 - 4 * UInt64(position % 16)) & 0xF)])
             }
             return String(decoding: text, as: UTF8.self)
         }

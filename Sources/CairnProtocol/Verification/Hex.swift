@@ -1,6 +1,7 @@
 /// Lowercase hexadecimal text of bytes (digests, tokens); much faster than `String(format:)`.
 public enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
+    /// The digits, as UTF-8 bytes.
+    static let digits = Array("0123456789abcdef".utf8)
 
     /// The lowercase hex of `bytes`.
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {

@@ -1,13 +1,11 @@
 import Hummingbird
 import Logging
 
-/// The per-request state routes share: the request id, and the caller once authenticated.
+/// The per-request state routes share: the request id.
 public struct CairnRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The request id: the caller's `X-Request-ID` when it sent a usable one, else a new one.
     public var requestID: String = ""
-    /// The signed-in user, set by ``CairnRequestContext/requireUser(_:)``.
-    public var userName: String?
 
     public init(source: Source) {
         self.coreContext = .init(source: source)

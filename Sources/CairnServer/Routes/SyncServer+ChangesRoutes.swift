@@ -22,7 +22,8 @@ extension SyncServer {
                     "This cursor is older than the tombstone retention horizon: pull a fresh snapshot (omit since) and drop local records not in it")
             }
             let cursor = Self.nextCursor(query: query, rows: rows)
-            if let clientID = request.headers[HTTPField.Name(CairnHeader.clientID)!] {
+            // Noted once a pull reaches the end of the feed: a write per page would compete with batches.
+            if !rows.hasMore, let clientID = request.headers[HTTPField.Name(CairnHeader.clientID)!] {
                 try await self.storage.notePull(clientID: clientID, project: access.project, version: cursor.since, now: self.clock.now())
             }
             return Response.jsonBytes(Self.changesBody(rows: rows, cursor: cursor, schemaVersion: schema.version))

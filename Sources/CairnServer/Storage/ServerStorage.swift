@@ -31,8 +31,6 @@ public protocol ServerStorage: Sendable {
 
     /// Creates a project with an empty schema; `already_exists` if taken.
     func createProject(name: String, now: Date) async throws
-    /// True when the project exists.
-    func projectExists(_ name: String) async throws -> Bool
     /// Gives `user` a role in `project` (replacing any other); `not_found` for an unknown user or project.
     func grant(user: String, project: String, role: Role) async throws
     /// The role `user` holds in `project`, or `nil` when not a member.

@@ -20,15 +20,11 @@ actor ChangeNotifier {
     /// Sends one notice per changed collection to the project's listeners.
     func publish(project: String, changes: [String: Int64]) {
         guard !changes.isEmpty else { return }
+        let notices = changes.sorted(by: { $0.value < $1.value }).map { ChangeNotice(collection: $0.key, version: $0.value) }
         for listener in listeners.values where listener.project == project {
-            for (collection, version) in changes.sorted(by: { $0.value < $1.value }) {
-                listener.continuation.yield(ChangeNotice(collection: collection, version: version))
-            }
+            for notice in notices { listener.continuation.yield(notice) }
         }
     }
-
-    /// How many streams are open.
-    var listenerCount: Int { listeners.count }
 
     /// Ends every stream (at shutdown).
     func finishAll() {

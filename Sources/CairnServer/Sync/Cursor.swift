@@ -9,16 +9,13 @@ struct FeedCursor: Equatable, Sendable {
     /// The text sent to clients.
     var token: String {
         let plain = snapshotHigh.map { "s1.\(since).\($0)" } ?? "d1.\(since)"
-        return Data(plain.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return Data(plain.utf8).base64URLEncodedString
     }
 
     /// Reads a cursor a client sent back; `nil` when it is not one of ours.
     init?(token: String) {
         guard token.utf8.count <= 200 else { return nil }
-        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), let plain = String(data: data, encoding: .utf8) else { return nil }
+        guard let data = Data(base64URLEncoded: token), let plain = String(data: data, encoding: .utf8) else { return nil }
         let parts = plain.split(separator: ".", omittingEmptySubsequences: false)
         switch (parts.first, parts.count) {
         case ("d1", 2):

@@ -37,7 +37,7 @@ struct BenchCommand: AsyncParsableCommand {
     func run() async throws {
         let result = try await SyncBenchmark(records: records, batchSize: batch, pageSize: page) { print($0) }.run()
         if json {
-            print(JSONValue.object(result.mapValues { $0 }).jsonText())
+            print(JSONValue.object(result).jsonText())
         }
     }
 }

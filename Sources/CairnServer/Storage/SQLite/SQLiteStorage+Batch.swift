@@ -32,7 +32,7 @@ extension SQLiteStorage {
                 for (index, operation) in batch.operations.enumerated() {
                     if let stored = lookups.operation(operation.opId) {
                         if stored.fingerprint == prepared[index].fingerprint {
-                            let (result, text) = try Self.replay(stored: stored.result, of: operation)
+                            let (result, text) = try Self.replay(stored: stored.result, of: operation, dataText: prepared[index].dataText)
                             results.append(result)
                             texts.append(text)
                         } else {
@@ -110,15 +110,16 @@ extension SQLiteStorage {
     }
 
     /// The result and answer text of an operation applied before, from what was remembered of it.
-    static func replay(stored text: String, of operation: SyncOperation) throws -> (OperationResult, String) {
+    /// - Parameter dataText: the operation's canonical data text (``SyncOperation/canonicalDataText``).
+    static func replay(stored text: String, of operation: SyncOperation, dataText: String?) throws -> (OperationResult, String) {
         var result = try CairnJSON.decode(OperationResult.self, from: Array(text.utf8))
-        guard result.status == .applied, var record = result.record, !record.deleted, let sent = operation.data,
-              operation.op == .create || operation.op == .update, let updatedAt = record.updatedAt
+        // Remembered without its data exactly when the write committed the data as sent, which is the operation's
+        // own (the fingerprint matched); otherwise the stored text is the whole answer.
+        guard result.status == .applied, var record = result.record, !record.deleted, let sent = operation.data, let dataText,
+              commitsDataAsSent(operation, data: BatchPlanner.stripNulls(sent)), let updatedAt = record.updatedAt
         else { return (result, text) }
-        // Remembered without its data, which is the operation's own (the fingerprint matched).
-        record.data = BatchPlanner.stripNulls(sent)
+        record.data = sent
         result.record = record
-        let dataText = JSONValue.object(record.data).jsonText()
         return (result, appliedText(opId: operation.opId, record: record, dataText: dataText, updatedAt: RFC3339.string(from: updatedAt)))
     }
 

@@ -16,12 +16,6 @@ extension SQLiteStorage {
         }
     }
 
-    public func projectExists(_ name: String) async throws -> Bool {
-        try await pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM projects WHERE name = ?", arguments: [name]) != nil
-        }
-    }
-
     public func grant(user: String, project: String, role: Role) async throws {
         try await pool.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [user]) != nil else {

@@ -30,11 +30,6 @@ public final class SQLiteStorage: ServerStorage {
         pool = try DatabasePool(path: path, configuration: configuration)
         try SQLiteMigrations.migrator.migrate(pool)
     }
-
-    /// The schema migrations this database has applied, oldest first.
-    public func appliedMigrations() throws -> [String] {
-        try pool.read { db in try SQLiteMigrations.migrator.appliedMigrations(db) }
-    }
 }
 
 extension SQLArgument {
