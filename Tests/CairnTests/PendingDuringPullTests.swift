@@ -105,4 +105,20 @@ struct PendingDuringPullTests {
         #expect(first == again)
         #expect(other != nil && other != first)
     }
+
+    @Test("a full pull goes phase by phase, then through the remaining collections in schema order")
+    func phasesOrderAFullPull() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let bob = try await fixture.client("bob") { $0.downloadPhases = [["logs"], ["notes"]] }
+        var events = await bob.events().makeAsyncIterator()
+        try await bob.pull()
+        var completed: [String] = []
+        while let event = await events.next() {
+            if case .firstPullCompleted(let name) = event { completed.append(name) }
+            if case .completed = event { break }
+        }
+        let rest = Fixture.schema.collections.map(\.name).filter { $0 != "logs" && $0 != "notes" }
+        #expect(completed == ["logs", "notes"] + rest)
+    }
 }
