@@ -24,6 +24,9 @@ struct ConvergenceTests {
         let collections = ["notes", "tasks", "logs"]
         var acknowledgedCreates: [String: Set<String>] = [:]
         var deletedSomewhere: Set<String> = []
+        // Every queued change a client had when a sync began: afterwards each must be applied on the server, or
+        // have met a conflict that its client resolved and recorded.
+        var uploaded: [(client: Int, operation: PendingOperation)] = []
         for round in 0..<12 {
             for (index, client) in clients.enumerated() {
                 for step in 0..<(1 + random.next(below: 5)) {
@@ -52,10 +55,24 @@ struct ConvergenceTests {
             }
             // Sync in a random order; some clients skip a round (still offline).
             for index in clients.indices.shuffled(using: &random) where random.next(below: 3) > 0 {
+                uploaded += try clients[index].pendingOperations().map { (index, $0) }
                 try await clients[index].sync()
             }
         }
-        for _ in 0..<2 { for client in clients { try await client.sync() } }
+        for _ in 0..<2 {
+            for (index, client) in clients.enumerated() {
+                uploaded += try client.pendingOperations().map { (index, $0) }
+                try await client.sync()
+            }
+        }
+        let storage = try #require(fixture.server.server.storage as? SQLiteStorage)
+        let resolved = try clients.map { client in Set(try client.conflicts().map { "\($0.conflict.collection)/\($0.conflict.id)" }) }
+        for (index, operation) in uploaded {
+            let status = try storage.operationStatus(project: Fixture.project, opId: operation.opId)
+            let key = "\(operation.collection)/\(operation.recordID)"
+            #expect(status == .applied || (status == .conflict && resolved[index].contains(key)),
+                    "\(users[index])'s \(operation.kind.rawValue) of \(key) ended \(status.map(\.rawValue) ?? "unseen")")
+        }
         for client in clients {
             #expect(!client.hasPendingUpload)
             #expect(try client.failedOperations().isEmpty)
@@ -73,7 +90,7 @@ struct ConvergenceTests {
             }
         }
         let conflicts = try clients.flatMap { try $0.conflicts() }
-        print("convergence seed \(seed): \(conflicts.count) conflicts resolved, \(deletedSomewhere.count) shared records deleted at some point")
+        print("convergence seed \(seed): \(uploaded.count) uploads checked, \(conflicts.count) conflicts resolved, \(deletedSomewhere.count) shared records deleted at some point")
     }
 }
 

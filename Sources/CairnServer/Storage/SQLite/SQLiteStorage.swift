@@ -60,4 +60,13 @@ extension SQLiteStorage {
             return (head, applied)
         }
     }
+
+    /// Diagnostics: how the server answered the operation `opId`, while it remembers it; `nil` if it never saw it.
+    public func operationStatus(project: String, opId: String) throws -> OperationStatus? {
+        try pool.read { db in
+            try String.fetchOne(db, sql: """
+                SELECT json_extract(result, '$.status') FROM operations WHERE project = ? AND op_id = ?
+                """, arguments: [project, opId]).flatMap(OperationStatus.init(rawValue:))
+        }
+    }
 }
