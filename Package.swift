@@ -1,6 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// Platforms where the SDK talks HTTP through AsyncHTTPClient (Apple platforms use URLSession).
+let nonApple: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+
 let package = Package(
     name: "Cairn",
     // Synchronization.Mutex needs macOS 15 and iOS 18.
@@ -9,6 +12,7 @@ let package = Package(
         .library(name: "CairnProtocol", targets: ["CairnProtocol"]),
         .library(name: "Cairn", targets: ["Cairn"]),
         .library(name: "CairnServer", targets: ["CairnServer"]),
+        .library(name: "CairnTesting", targets: ["CairnTesting"]),
         .executable(name: "cairn", targets: ["cairn"]),
     ],
     dependencies: [
@@ -30,11 +34,13 @@ let package = Package(
             dependencies: [
                 "CairnProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                // Apple platforms use URLSession; AsyncHTTPClient and NIO are linked only where the SDK uses them.
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: nonApple)),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: nonApple)),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: nonApple)),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: nonApple)),
+                .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(platforms: nonApple)),
             ]
         ),
         .target(
@@ -53,7 +59,7 @@ let package = Package(
             resources: [.copy("Resources/openapi.json")]
         ),
         .target(
-            name: "CairnTestSupport",
+            name: "CairnTesting",
             dependencies: [
                 "Cairn",
                 "CairnServer",
@@ -71,17 +77,17 @@ let package = Package(
                 "Cairn",
                 "CairnServer",
                 "CairnProtocol",
-                "CairnTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(name: "CairnProtocolTests", dependencies: ["CairnProtocol"]),
-        .testTarget(name: "CairnTests", dependencies: ["Cairn", "CairnProtocol", "CairnServer", "CairnTestSupport"]),
-        .testTarget(name: "CairnToolTests", dependencies: ["cairn", "Cairn", "CairnProtocol", "CairnServer", "CairnTestSupport"]),
+        .testTarget(name: "CairnTests", dependencies: ["Cairn", "CairnProtocol", "CairnServer", "CairnTesting"]),
+        .testTarget(name: "CairnToolTests", dependencies: ["cairn", "Cairn", "CairnProtocol", "CairnServer", "CairnTesting"]),
         .testTarget(
             name: "CairnServerTests",
-            dependencies: ["CairnServer", "CairnProtocol", "CairnTestSupport"]
+            dependencies: ["CairnServer", "CairnProtocol", "CairnTesting"]
         ),
     ]
 )

@@ -1,6 +1,6 @@
 import CairnProtocol
 import CairnServer
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 import Cairn
 import CairnProtocol
 import CairnServer
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Testing
 
@@ -12,7 +12,7 @@ struct FaultTests {
     func faultyNetwork(seed: UInt64) async throws {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }
-        let proxy = try await FaultProxy.start(upstreamPort: fixture.server.running.port, faultRate: 0.4, seed: seed)
+        let proxy = try await FaultProxy.start(upstreamPort: fixture.server.port, faultRate: 0.4, seed: seed)
         defer { Task { await proxy.stop() } }
         var random = SplitMix(seed: seed)
         let (transport, httpClient) = FaultProxy.freshConnectionTransport()
@@ -74,7 +74,7 @@ struct FaultTests {
     func hangingServer() async throws {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }
-        let proxy = try await FaultProxy.start(upstreamPort: fixture.server.running.port, faultRate: 1, seed: 1, blackholes: true)
+        let proxy = try await FaultProxy.start(upstreamPort: fixture.server.port, faultRate: 1, seed: 1, blackholes: true)
         defer { Task { await proxy.stop() } }
         let path = Fixture.temporaryStorePath()
         let bob = try await fixture.client("bob", store: .file(path))

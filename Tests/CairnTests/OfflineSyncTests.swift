@@ -1,7 +1,7 @@
 import Cairn
 import CairnProtocol
 import CairnServer
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Testing
 

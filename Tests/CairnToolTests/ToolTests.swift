@@ -42,6 +42,16 @@ enum Tool {
                       stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    /// ``run(_:environment:)`` off the concurrency pool, for tests whose server runs in this process: a blocking
+    /// wait there would starve the server of the threads it answers on.
+    static func runDetached(_ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try run(arguments, environment: environment) })
+            }
+        }
+    }
+
     static func temporaryDirectory() -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-tool-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

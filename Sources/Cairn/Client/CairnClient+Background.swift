@@ -12,13 +12,13 @@ extension CairnClient {
                 do {
                     try await client.sync()
                     failures = 0
-                    try await Task.sleep(for: interval)
+                    try await client.configuration.clock.sleep(for: interval)
                 } catch is CancellationError {
                     return
                 } catch {
                     failures += 1
                     let delay = client.configuration.retry.delay(beforeAttempt: failures + 1)
-                    try? await Task.sleep(for: min(delay, interval))
+                    try? await client.configuration.clock.sleep(for: min(delay, interval))
                 }
             }
         }
@@ -52,7 +52,7 @@ extension CairnClient {
                     if Task.isCancelled { return }
                 }
                 failures += 1
-                try? await Task.sleep(for: client.configuration.retry.delay(beforeAttempt: failures + 1))
+                try? await client.configuration.clock.sleep(for: client.configuration.retry.delay(beforeAttempt: failures + 1))
             }
         }
     }

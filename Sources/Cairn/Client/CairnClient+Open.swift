@@ -55,8 +55,9 @@ extension CairnClient {
         } catch let error as CairnError where error.isRetryable {
             // Offline: work from the last known schema.
             guard store.schema != nil else {
-                throw CairnError(.schemaUnavailable, "The server cannot be reached and this store has never synced: connect once first",
-                                 isRetryable: true, cause: error)
+                throw CairnError(
+                    .schemaUnavailable, "This store has never synced, so it needs the server once. \(error.message)",
+                    details: error.details, isRetryable: true, cause: error)
             }
         }
         await client.refreshCounts()
@@ -79,19 +80,20 @@ extension CairnClient {
     }
 
     /// `URLSession` on Apple platforms (the system network stack), AsyncHTTPClient elsewhere.
-    static func defaultTransport() -> any HTTPTransport {
+    static func defaultTransport(_ configuration: CairnConfiguration) -> any HTTPTransport {
         #if canImport(Darwin)
+        // URLSession has no connect timeout of its own: its request timeout covers connecting.
         return URLSessionTransport()
         #else
-        return AsyncHTTPClientTransport()
+        return AsyncHTTPClientTransport(connectTimeout: configuration.connectTimeout)
         #endif
     }
 
     private static func make(_ configuration: CairnConfiguration, store: LocalStore, transport: (any HTTPTransport)?) async -> CairnClient {
-        let auth = AuthSession(credentials: configuration.credentials)
+        let auth = AuthSession(credentials: configuration.credentials, clock: configuration.wallClock)
         let api = RemoteAPI(
-            baseURL: configuration.serverURL, project: configuration.project, transport: transport ?? defaultTransport(),
-            auth: auth, retry: configuration.retry, timeout: configuration.requestTimeout,
+            baseURL: configuration.serverURL, project: configuration.project, transport: transport ?? defaultTransport(configuration),
+            auth: auth, retry: configuration.retry, timeout: configuration.requestTimeout, clock: configuration.clock,
             clientID: { try? store.meta(.clientID) })
         let client = CairnClient(configuration: configuration, store: store, api: api, auth: auth)
         await auth.bind(signIn: { try await api.login($0) }, refresh: { try await api.refresh($0) })

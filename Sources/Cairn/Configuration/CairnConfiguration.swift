@@ -83,6 +83,14 @@ public struct CairnConfiguration: Sendable {
     public var retry: RetryPolicy = RetryPolicy()
     /// The timeout of one HTTP request.
     public var requestTimeout: Duration = .seconds(30)
+    /// How long a connection attempt may wait for an answer before the server counts as unreachable (default 10 s).
+    /// A refused connection fails at once; only the retry policy's few short retries follow it. (On Apple platforms
+    /// URLSession has no separate connect timeout: ``requestTimeout`` covers connecting.)
+    public var connectTimeout: Duration = .seconds(10)
+    /// The clock that timers, backoff and retries wait on; tests pass a manual clock and never sleep.
+    public var clock: any Clock<Duration> = ContinuousClock()
+    /// Where the client reads the time of day: token expiry, history and status timestamps.
+    public var wallClock: any WallClock = SystemWallClock()
     /// When false, ``CairnClient/open(_:transport:)`` does not contact the server (fully offline use of a store
     /// that synced before).
     public var connectOnOpen: Bool = true

@@ -1,36 +1,66 @@
 import CairnProtocol
 import Foundation
+import GRDB
 
 /// Every error the Cairn SDK throws: a stable ``code`` (shared with the server's wire codes where one applies),
-/// a message that says what to do, the underlying ``cause``, and whether retrying can help.
+/// a message that says what to do, the server's ``details``, the underlying ``cause``, and whether retrying can help.
 ///
 /// Its description never contains record data or tokens.
 ///
 /// ```swift
-/// do { try await client.sync() } catch let error as CairnError where error.isRetryable { ... }
+/// do {
+///     try await client.sync()
+/// } catch let error as CairnError where error.code == .validationFailed {
+///     print(error.details?["field"] ?? "")   // the field the server refused
+/// } catch let error as CairnError where error.isRetryable {
+///     // offline or the server is busy: the changes stay queued
+/// }
 /// ```
 public struct CairnError: Error, Sendable, CustomStringConvertible {
     /// The stable code.
     public var code: ErrorCode
     /// What went wrong and what to do about it.
     public var message: String
+    /// Machine-readable context, such as the `field` the server refused; the wire error's `details` when the server
+    /// answered with one.
+    public var details: [String: JSONValue]?
     /// The HTTP status, when the server answered with an error.
     public var httpStatus: Int?
     /// True when the same call may succeed later (network failures, timeouts, 5xx, 429).
     public var isRetryable: Bool
     /// The error that caused this one, if any.
     public var cause: (any Error)?
+    /// False when retrying the same request at once is pointless even though a later sync may succeed (a connection
+    /// attempt that already waited out its whole timeout).
+    var retriesInPlace: Bool
 
-    public init(_ code: ErrorCode, _ message: String, httpStatus: Int? = nil, isRetryable: Bool = false, cause: (any Error)? = nil) {
+    /// An error with a code and a message that says what to do.
+    public init(
+        _ code: ErrorCode, _ message: String, details: [String: JSONValue]? = nil, httpStatus: Int? = nil, isRetryable: Bool = false,
+        cause: (any Error)? = nil
+    ) {
+        self.init(code, message, details: details, httpStatus: httpStatus, isRetryable: isRetryable, cause: cause, retriesInPlace: true)
+    }
+
+    init(
+        _ code: ErrorCode, _ message: String, details: [String: JSONValue]? = nil, httpStatus: Int? = nil, isRetryable: Bool = false,
+        cause: (any Error)? = nil, retriesInPlace: Bool
+    ) {
         self.code = code
         self.message = message
+        self.details = details
         self.httpStatus = httpStatus
         self.isRetryable = isRetryable
         self.cause = cause
+        self.retriesInPlace = retriesInPlace
     }
 
+    /// `CairnError(code, HTTP status): message`, with the names of the details' keys (never their values, which
+    /// may hold record data).
     public var description: String {
-        "CairnError(\(code)\(httpStatus.map { ", HTTP \($0)" } ?? "")): \(message)"
+        var text = "CairnError(\(code)\(httpStatus.map { ", HTTP \($0)" } ?? "")): \(message)"
+        if let details, !details.isEmpty { text += " [details: \(details.keys.sorted().joined(separator: ", "))]" }
+        return text
     }
 }
 
@@ -53,14 +83,16 @@ extension ErrorCode {
     public static let cancelled: ErrorCode = "cancelled"
     /// The SDK was asked something that does not make sense (an unknown collection, a bad id).
     public static let invalidArgument: ErrorCode = "invalid_argument"
+    /// The app's conflict resolver threw; the conflict stays unresolved and its change queued.
+    public static let resolverFailed: ErrorCode = "resolver_failed"
 }
 
 extension CairnError {
-    /// An error for a non-2xx answer, from its wire error body when it has one.
+    /// An error for a non-2xx answer, from its wire error body (code, message and details) when it has one.
     static func server(status: Int, body: Data) -> CairnError {
         let retryable = status >= 500 || status == 429 || status == 408
         if let envelope = try? CairnJSON.decode(ErrorEnvelope.self, from: body) {
-            return CairnError(envelope.error.code, envelope.error.message, httpStatus: status, isRetryable: retryable)
+            return CairnError(envelope.error.code, envelope.error.message, details: envelope.error.details, httpStatus: status, isRetryable: retryable)
         }
         let code: ErrorCode = status >= 500 ? .unavailable : .badResponse
         return CairnError(code, "The server answered HTTP \(status) without a Cairn error body", httpStatus: status, isRetryable: retryable)
@@ -72,8 +104,28 @@ extension CairnError {
 
     static func invalid(_ message: String) -> CairnError { CairnError(.invalidArgument, message) }
 
-    static func store(_ error: any Error) -> CairnError {
-        if let error = error as? CairnError { return error }
-        return CairnError(.storeFailed, "The local store failed: \(error)", cause: error)
+    /// Any error as a ``CairnError``, keeping what it says: Cairn errors as they are, wire errors with their code and
+    /// details, cancellation as `cancelled`, SQLite failures as `store_failed` with the SQLite code, and anything
+    /// else as `internal_error` naming its type.
+    init(wrapping error: any Error) {
+        switch error {
+        case let error as CairnError:
+            self = error
+        case let error as ErrorBody:
+            self.init(error.code, error.message, details: error.details, cause: error)
+        case is CancellationError:
+            self.init(.cancelled, "The operation was cancelled", cause: error)
+        case let error as DatabaseError:
+            // GRDB's own description may quote SQL arguments; the result code and SQLite's message do not hold data.
+            self.init(
+                .storeFailed, "The local store failed: \(error.message ?? "SQLite error \(error.resultCode.rawValue)")",
+                details: ["sqliteCode": .integer(Int64(error.extendedResultCode.rawValue))], isRetryable: error.resultCode == .SQLITE_BUSY,
+                cause: error)
+        default:
+            self.init(.internalError, "Unexpected \(type(of: error)) inside Cairn", cause: error)
+        }
     }
+
+    /// A local-store failure as a ``CairnError`` (see ``init(wrapping:)``).
+    static func store(_ error: any Error) -> CairnError { CairnError(wrapping: error) }
 }

@@ -7,12 +7,16 @@ actor AuthSession {
     private let credentials: Credentials
     private var accessToken: String?
     private var refreshToken: String?
-    private var expiresAt: ContinuousClock.Instant?
+    private var expiresAt: Date?
+    private let clock: any WallClock
     private var signIn: (@Sendable (Credentials) async throws -> TokenResponse)?
     private var refresh: (@Sendable (String) async throws -> TokenResponse)?
     private(set) var user: UserInfo?
 
-    init(credentials: Credentials) { self.credentials = credentials }
+    init(credentials: Credentials, clock: any WallClock) {
+        self.credentials = credentials
+        self.clock = clock
+    }
 
     func bind(signIn: @escaping @Sendable (Credentials) async throws -> TokenResponse, refresh: @escaping @Sendable (String) async throws -> TokenResponse) {
         self.signIn = signIn
@@ -21,7 +25,7 @@ actor AuthSession {
 
     /// A token to send now.
     func token() async throws -> String {
-        if let accessToken, let expiresAt, ContinuousClock.now < expiresAt - .seconds(30) { return accessToken }
+        if let accessToken, let expiresAt, clock.now() < expiresAt - 30 { return accessToken }
         return try await renew()
     }
 
@@ -44,7 +48,7 @@ actor AuthSession {
         case .token(_, let provider):
             let token = try await provider()
             accessToken = token
-            expiresAt = ContinuousClock.now + .seconds(3600 * 24 * 365)
+            expiresAt = clock.now() + 3600 * 24 * 365
             return token
         case .password:
             if let refreshToken, let refresh {
@@ -62,7 +66,7 @@ actor AuthSession {
     private func adopt(_ response: TokenResponse) -> String {
         accessToken = response.accessToken
         refreshToken = response.refreshToken
-        expiresAt = ContinuousClock.now + .seconds(response.expiresIn)
+        expiresAt = clock.now() + TimeInterval(response.expiresIn)
         user = response.user
         return response.accessToken
     }

@@ -10,20 +10,24 @@ struct RemoteAPI: Sendable {
     let auth: AuthSession
     let retry: RetryPolicy
     let timeout: Duration
+    let clock: any Clock<Duration>
     let clientID: @Sendable () async -> String?
 
     // MARK: Calls
 
+    // Sign-in and refresh run inside another call's retries (that call asks for a token first), so they make one
+    // attempt each: retrying here too would multiply the attempts.
+
     func login(_ credentials: Credentials) async throws -> TokenResponse {
         guard case .password(let user, let password) = credentials else { throw CairnError.invalid("login needs a password") }
         let body = try CairnJSON.encode(LoginRequest(username: user, password: password))
-        let response = try await send(method: "POST", path: "/v1/auth/login", body: body, authorized: false)
+        let response = try await send(method: "POST", path: "/v1/auth/login", body: body, authorized: false, retries: false)
         return try decode(TokenResponse.self, response)
     }
 
     func refresh(_ refreshToken: String) async throws -> TokenResponse {
         let body = try CairnJSON.encode(RefreshRequest(refreshToken: refreshToken))
-        let response = try await send(method: "POST", path: "/v1/auth/refresh", body: body, authorized: false)
+        let response = try await send(method: "POST", path: "/v1/auth/refresh", body: body, authorized: false, retries: false)
         return try decode(TokenResponse.self, response)
     }
 
@@ -88,16 +92,18 @@ struct RemoteAPI: Sendable {
 
     // MARK: Plumbing
 
+    /// Sends a request; with `retries`, network failures, timeouts and 5xx are retried with the retry policy.
     func send(
-        method: String, path: String, body: Data? = nil, headers: [(String, String)] = [], authorized: Bool = true, accept: Set<Int> = [200]
+        method: String, path: String, body: Data? = nil, headers: [(String, String)] = [], authorized: Bool = true, accept: Set<Int> = [200],
+        retries: Bool = true
     ) async throws -> TransportResponse {
         var attempt = 1
         while true {
             do {
                 return try await sendOnce(method: method, path: path, body: body, headers: headers, authorized: authorized, accept: accept)
-            } catch let error as CairnError where error.isRetryable && retry.shouldRetry(after: attempt) {
+            } catch let error as CairnError where retries && error.isRetryable && error.retriesInPlace && retry.shouldRetry(after: attempt) {
                 attempt += 1
-                try await Task.sleep(for: retry.delay(beforeAttempt: attempt))
+                try await clock.sleep(for: retry.delay(beforeAttempt: attempt))
             }
         }
     }

@@ -13,7 +13,7 @@ extension LocalStore {
             do {
                 compiled = try FilterSQL.compile(filter, collection: table.schema, fieldExpression: table.fieldAccess)
             } catch {
-                throw CairnError(.validationFailed, error.message)
+                throw CairnError(wrapping: error)
             }
             sql += " WHERE \(compiled.sql)"
             arguments = compiled.arguments.map(\.databaseValue)

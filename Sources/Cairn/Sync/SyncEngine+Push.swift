@@ -34,10 +34,11 @@ extension SyncEngine {
                 let resolution: Resolution
                 do {
                     resolution = try await resolver.resolve(conflict)
-                } catch let error as CairnError {
-                    throw error
                 } catch {
-                    throw CairnError(.invalidArgument, "The conflict resolver for \(operation.collection) failed: \(error)", cause: error)
+                    // The change stays queued and the conflict unresolved; the app's error is the cause.
+                    throw CairnError(
+                        .resolverFailed, "The conflict resolver for \(operation.collection) threw \(type(of: error)); the change stays queued",
+                        details: ["collection": .string(operation.collection), "id": .string(operation.recordID)], cause: error)
                 }
                 try store.resolve(conflict, resolution: resolution, current: current)
                 summary.conflicts += 1

@@ -57,7 +57,7 @@ actor SyncEngine {
 
     private func perform(_ scope: SyncScope) async throws -> SyncSummary {
         let historyID = try? store.beginHistory(kind: scope.kind)
-        await status.update { $0.lastSyncStarted = Date(); $0.lastError = nil; $0.phase = .connecting }
+        await status.update { $0.lastSyncStarted = configuration.wallClock.now(); $0.lastError = nil; $0.phase = .connecting }
         await status.emit(.started)
         var summary = SyncSummary()
         do {
@@ -65,27 +65,27 @@ actor SyncEngine {
             if scope.push {
                 await status.update { $0.phase = .pushing }
                 try await push(into: &summary)
-                await status.update { $0.lastUpload = Date() }
+                await status.update { $0.lastUpload = configuration.wallClock.now() }
             }
             if scope.pull {
                 await status.update { $0.phase = .pulling }
                 try await pull(scope.collections, into: &summary)
-                await status.update { $0.lastDownload = Date() }
+                await status.update { $0.lastDownload = configuration.wallClock.now() }
             }
             try? store.endHistory(historyID ?? 0, summary: summary, error: nil)
             store.checkpoint()
             let counts = try? store.counts()
             await status.update {
                 $0.phase = .idle
-                $0.lastSyncCompleted = Date()
+                $0.lastSyncCompleted = configuration.wallClock.now()
                 $0.pendingUploads = counts?.pending ?? $0.pendingUploads
                 $0.failedUploads = counts?.failed ?? $0.failedUploads
             }
             await status.emit(.completed(summary))
             return summary
         } catch {
-            let cairnError = (error as? CairnError) ?? (error is CancellationError ? CairnError(.cancelled, "The sync was cancelled") : CairnError.store(error))
-            let body = ErrorBody(code: cairnError.code, message: cairnError.message)
+            let cairnError = CairnError(wrapping: error)
+            let body = ErrorBody(code: cairnError.code, message: cairnError.message, details: cairnError.details)
             try? store.endHistory(historyID ?? 0, summary: summary, error: "\(cairnError.code): \(cairnError.message)")
             let counts = try? store.counts()
             await status.update {

@@ -1,17 +1,40 @@
+#if !canImport(Darwin)
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOHTTP1
 import NIOFoundationCompat
+import NIOHTTP1
+import NIOPosix
+import Synchronization
 
-/// The default transport, on AsyncHTTPClient: streaming, fast uploads, and the same behaviour on Linux and Apple platforms.
+/// The transport off Apple platforms (Linux, the tools), on AsyncHTTPClient: streaming and fast uploads.
+///
+/// A refused connection fails at once with `network_unavailable` (the SDK's retry policy then decides whether to
+/// try again); a connection attempt that gets no answer fails after ``connectTimeout``.
+///
+/// ```swift
+/// let transport = AsyncHTTPClientTransport(connectTimeout: .seconds(5))
+/// let client = try await CairnClient.open(configuration, transport: transport)
+/// ```
 public struct AsyncHTTPClientTransport: HTTPTransport {
     let client: HTTPClient
+    /// How long a connection attempt may wait for the server before it fails.
+    public let connectTimeout: Duration
     /// The largest response body accepted.
     public var maximumResponseBytes: Int = 256 * 1024 * 1024
 
-    /// A transport on the shared `HTTPClient`.
-    public init(client: HTTPClient = .shared) { self.client = client }
+    /// A transport whose connection attempts give up after `connectTimeout` (default 10 seconds).
+    public init(connectTimeout: Duration = .seconds(10)) {
+        self.connectTimeout = connectTimeout
+        self.client = SharedClients.client(connectTimeout: connectTimeout)
+    }
+
+    /// A transport on an `HTTPClient` the app manages, whose connect timeout is `connectTimeout`. Configure its
+    /// `retryConnectionEstablishment` as false, or a request to a closed port waits for the whole request timeout.
+    public init(client: HTTPClient, connectTimeout: Duration) {
+        self.client = client
+        self.connectTimeout = connectTimeout
+    }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let prepared = prepare(request)
@@ -20,10 +43,6 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             let body = try await response.body.collect(upTo: maximumResponseBytes)
             return TransportResponse(
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: Data(buffer: body))
-        } catch let error as CairnError {
-            throw error
-        } catch is CancellationError {
-            throw CairnError(.cancelled, "The request was cancelled")
         } catch {
             throw Self.map(error)
         }
@@ -58,14 +77,61 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         return prepared
     }
 
+    /// Turns AsyncHTTPClient's and NIO's errors into ``CairnError``s.
     static func map(_ error: any Error) -> CairnError {
         if let error = error as? CairnError { return error }
-        if error is CancellationError { return CairnError(.cancelled, "The request was cancelled") }
-        if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            return CairnError(.timedOut, "The server did not answer in time", isRetryable: true, cause: error)
+        if error is CancellationError { return CairnError(.cancelled, "The request was cancelled", cause: error) }
+        if let error = error as? HTTPClientError {
+            if error == .cancelled { return CairnError(.cancelled, "The request was cancelled", cause: error) }
+            if error == .connectTimeout {
+                return CairnError(
+                    .networkUnavailable, "The server did not accept a connection in time: check the address and the network",
+                    isRetryable: true, cause: error, retriesInPlace: false)
+            }
+            if error == .deadlineExceeded || error == .readTimeout {
+                return CairnError(.timedOut, "The server did not answer in time", isRetryable: true, cause: error)
+            }
         }
-        return CairnError(.networkUnavailable, "The server could not be reached: \(type(of: error))", isRetryable: true,
-                          cause: error)
+        return CairnError(
+            .networkUnavailable, "The server could not be reached (\(Self.reason(error))): check the address and the network",
+            isRetryable: true, cause: error)
+    }
+
+    /// A short reason for a connection failure, without addresses or data.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? NIOConnectionError {
+            if let first = error.connectionErrors.first { return reason(first.error) }
+            return error.dnsAAAAError != nil || error.dnsAError != nil ? "the host name did not resolve" : "no connection"
+        }
+        if let error = error as? IOError {
+            switch error.errnoCode {
+            case ECONNREFUSED: return "connection refused"
+            case ENETUNREACH, EHOSTUNREACH: return "no route to the host"
+            case ECONNRESET: return "connection reset"
+            default: return "I/O error \(error.errnoCode)"
+            }
+        }
+        if error is ChannelError { return "the connection closed" }
+        return String(describing: type(of: error))
+    }
+}
+
+/// One `HTTPClient` per connect timeout, kept for the life of the process like `HTTPClient.shared`.
+enum SharedClients {
+    private static let clients = Mutex<[Duration: HTTPClient]>([:])
+
+    static func client(connectTimeout: Duration) -> HTTPClient {
+        clients.withLock { clients in
+            if let client = clients[connectTimeout] { return client }
+            var configuration = HTTPClient.Configuration()
+            configuration.timeout.connect = TimeAmount(connectTimeout)
+            // Fail a refused connection at once instead of retrying it until the request's deadline: the SDK's
+            // retry policy owns retries, with its own backoff.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+            clients[connectTimeout] = client
+            return client
+        }
     }
 }
 
@@ -75,3 +141,4 @@ extension TimeAmount {
         self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
+#endif

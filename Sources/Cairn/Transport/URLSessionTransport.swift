@@ -62,9 +62,10 @@ public struct URLSessionTransport: HTTPTransport {
     static func map(_ error: any Error) -> CairnError {
         if let error = error as? URLError {
             if error.code == .timedOut { return CairnError(.timedOut, "The server did not answer in time", isRetryable: true, cause: error) }
-            if error.code == .cancelled { return CairnError(.cancelled, "The request was cancelled") }
+            if error.code == .cancelled { return CairnError(.cancelled, "The request was cancelled", cause: error) }
         }
-        return CairnError(.networkUnavailable, "The server could not be reached", isRetryable: true, cause: error)
+        return CairnError(
+            .networkUnavailable, "The server could not be reached: check the address and the network", isRetryable: true, cause: error)
     }
 }
 #endif

@@ -1,36 +1,46 @@
 import Foundation
 import Hummingbird
-import Synchronization
+import ServiceLifecycle
 
-/// A server started in the background by ``SyncServer/start()``.
+/// A server started in the background by ``SyncServer/start(port:)``.
 public struct RunningServer: Sendable {
     /// The bound port.
     public let port: Int
     /// `http://host:port`.
     public let baseURL: URL
+    let group: ServiceGroup
     let task: Task<Void, any Error>
 
-    /// Stops the server and waits until it has.
-    public func stop() async {
-        task.cancel()
+    /// Stops the server gracefully (requests in flight finish, live-notice streams close) and waits until it has;
+    /// after `grace` it stops at once.
+    public func stop(grace: Duration = .seconds(5)) async {
+        await group.triggerGracefulShutdown()
+        let task = self.task
+        let deadline = Task {
+            try await Task.sleep(for: grace)
+            task.cancel()
+        }
         _ = await task.result
+        deadline.cancel()
     }
 }
 
 extension SyncServer {
-    /// Starts serving in a background task and returns once the port is bound (use port 0 for a free one).
+    /// Starts serving in a background task and returns once the port is bound: on `port`, or the configuration's
+    /// (0 picks a free one).
     ///
     /// ```swift
     /// let running = try await server.start()
     /// print(running.baseURL)
     /// await running.stop()
     /// ```
-    public func start() async throws -> RunningServer {
+    public func start(port: Int? = nil) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let application = makeApplication { port in continuation.yield(port) }
+        let application = makeApplication(port: port) { port in continuation.yield(port) }
+        let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
         let task = Task {
             defer { continuation.finish() }
-            try await application.runService(gracefulShutdownSignals: [])
+            try await group.run()
         }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
@@ -38,6 +48,6 @@ extension SyncServer {
             try await task.value
             throw APIError(.internalServerError, .unavailable, "The server stopped before it was listening")
         }
-        return RunningServer(port: port, baseURL: URL(string: "http://\(configuration.host):\(port)")!, task: task)
+        return RunningServer(port: port, baseURL: URL(string: "http://\(configuration.host):\(port)")!, group: group, task: task)
     }
 }

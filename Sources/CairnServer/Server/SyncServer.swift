@@ -61,11 +61,12 @@ public final class SyncServer: Sendable {
         return router
     }
 
-    /// The Hummingbird application serving this server; `onRunning` receives the bound port.
-    public func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    /// The Hummingbird application serving this server on `port` (the configuration's by default); `onRunning`
+    /// receives the bound port.
+    public func makeApplication(port: Int? = nil, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         Application(
             router: makeRouter(),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "cairn"),
+            configuration: .init(address: .hostname(configuration.host, port: port ?? configuration.port), serverName: "cairn"),
             services: [MaintenanceService(server: self)],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CairnProtocol
 import CairnServer
-import CairnTestSupport
 import Foundation
 
 struct DemoCommand: AsyncParsableCommand {

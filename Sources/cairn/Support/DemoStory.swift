@@ -1,14 +1,16 @@
 import Cairn
 import CairnProtocol
 import CairnServer
-import CairnTestSupport
 import Foundation
 
 /// The narrated demo: a server and two field workers whose offline edits meet, conflict, resolve and converge.
+/// The network cut is real: the server's listener closes, and the clients' connections are refused.
 final class DemoStory: @unchecked Sendable {
-    private var server: TestServer?
+    private var server: EmbeddedServer?
     private var directory: URL?
     private var step = 0
+    /// A fresh password per run, for the demo's users.
+    private let password = (0..<4).map { _ in UUID().uuidString.prefix(8) }.joined(separator: "-")
 
     func say(_ text: String) {
         step += 1
@@ -31,27 +33,26 @@ final class DemoStory: @unchecked Sendable {
     ])
 
     func run() async throws {
-        let server = try await TestServer.start()
+        let server = try await EmbeddedServer.start()
         self.server = server
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
         say("Started a Cairn server at \(server.baseURL) with a temporary data directory.")
-        try await server.setUp(project: "field", schema: Self.schema, users: ["alice": .writer, "bob": .writer])
+        try await server.setUp(project: "field", schema: Self.schema)
+        for user in ["alice", "bob"] { try await server.addUser(user, password: password, role: .writer, project: "field") }
         say("Created project \"field\": \"inspections\" (merge-fields) and \"sites\" (reject), and users alice and bob.")
 
-        let aliceNetwork = SwitchableTransport(), bobNetwork = SwitchableTransport()
-        func open(_ user: String, _ network: SwitchableTransport) async throws -> CairnClient {
+        func open(_ user: String) async throws -> CairnClient {
             var configuration = CairnConfiguration(
                 serverURL: server.baseURL, project: "field", device: "\(user)-tablet",
-                credentials: .password(user: user, password: TestServer.password),
+                credentials: .password(user: user, password: password),
                 store: .file(directory.appendingPathComponent("\(user).sqlite").path))
             configuration.conflictResolver = .merge(fallback: .server)
-            configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumAttempts: 2)
-            return try await CairnClient.open(configuration, transport: network)
+            return try await CairnClient.open(configuration)
         }
-        let alice = try await open("alice", aliceNetwork)
-        let bob = try await open("bob", bobNetwork)
+        let alice = try await open("alice")
+        let bob = try await open("bob")
         say("alice and bob opened local stores; each learned the schema and made a table per collection.")
 
         try alice.writeBatch { batch in
@@ -62,9 +63,8 @@ final class DemoStory: @unchecked Sendable {
         try await bob.sync()
         say("alice created site-1 and inspection insp-1 and synced; bob pulled them.")
 
-        aliceNetwork.isOnline = false
-        bobNetwork.isOnline = false
-        say("Both lose the network.")
+        await server.stopListening()
+        say("The network goes down: the server's port \(server.port) is closed, and every connection is refused.")
         try alice.patch("inspections", id: "insp-1", ["status": "passed"])
         try alice.create("inspections", id: "insp-2", data: ["site": "site-1", "status": "open", "score": 0])
         try bob.patch("inspections", id: "insp-1", ["score": 87, "notes": "exits clear"])
@@ -74,14 +74,19 @@ final class DemoStory: @unchecked Sendable {
         let bobQueue = try bob.pendingOperations().map { "\($0.kind.rawValue) \($0.recordID)" }
         say("Offline, alice passed insp-1 and added insp-2; bob scored insp-1, failed it, added insp-3 and closed site-1.")
         say("bob's two edits of insp-1 combined into one queued patch: \(bobQueue.joined(separator: ", ")).")
+        let attempt = ContinuousClock.now
         do {
             try await alice.sync()
+            throw CLIError("alice synced although the server was not listening")
         } catch let error as CairnError {
-            say("alice tried to sync offline: \(error.code), and her \(try alice.pendingOperations().count) changes stay queued.")
+            let waited = ContinuousClock.now - attempt
+            let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18
+            say("alice tried to sync offline: \(error.code) after \(String(format: "%.1f", seconds)) s "
+                + "(retries included), and her \(try alice.pendingOperations().count) changes stay queued.")
         }
 
-        aliceNetwork.isOnline = true
-        bobNetwork.isOnline = true
+        try await server.startListening()
+        say("The network is back: the server listens on port \(server.port) again.")
         let aliceSummary = try await alice.sync()
         say("Back online, alice synced: pushed \(aliceSummary.pushed), pulled \(aliceSummary.pulled).")
         let bobSummary = try await bob.sync()

@@ -1,7 +1,6 @@
 import Cairn
 import CairnProtocol
 import CairnServer
-import CairnTestSupport
 import Foundation
 
 /// Measures sync against a `cairn serve` child process on loopback: the SDK's push, initial pull and incremental
@@ -11,6 +10,8 @@ struct SyncBenchmark {
     let batchSize: Int
     let pageSize: Int
     let log: (String) -> Void
+    /// A fresh password per run for the bench's user.
+    let password = UUID().uuidString
 
     static let project = "bench"
     static let fields: [FieldSchema] = [
@@ -42,7 +43,7 @@ struct SyncBenchmark {
             let admin = ServerAdmin(storage: try SQLiteStorage(path: ServerConfiguration(dataDirectory: directory).databasePath))
             try await admin.addProject(Self.project)
             try await admin.setSchema(project: Self.project, Self.schema)
-            try await admin.addUser("bench", password: TestServer.password)
+            try await admin.addUser("bench", password: password)
             try await admin.grant(user: "bench", project: Self.project, role: .writer)
         }
         let server = try ServerProcess(dataDirectory: directory)
@@ -54,6 +55,16 @@ struct SyncBenchmark {
         figures.merge(try await measureServer(server: server)) { $1 }
         figures["serverPeakRSSBytes"] = .integer(Int64(server.peakRSS ?? 0))
         figures["records"] = .integer(Int64(records))
+        // Last, so its rows in memory do not count in the client's peak.
+        let raw = try RawInsertBenchmark(records: records, directory: directory).run()
+        log(String(format: "raw GRDB insert of the same rows in one transaction: %.0f rows/s", raw))
+        figures["rawInsertRowsPerSecond"] = .number(raw.rounded())
+        for (ratio, figure) in [("pullToRawInsert", "pullRecordsPerSecond"), ("pushToRawInsert", "pushOpsPerSecond")] {
+            let value = (figures[figure]?.numberValue ?? 0) / raw
+            figures[ratio] = .number((value * 1000).rounded() / 1000)
+        }
+        log(String(format: "pull at %.2f× and push at %.2f× the raw insert rate",
+                   figures["pullToRawInsert"]?.numberValue ?? 0, figures["pushToRawInsert"]?.numberValue ?? 0))
         log("client peak RSS \((figures["clientPeakRSSBytes"]?.integerValue ?? 0) / 1_048_576) MB, "
             + "server peak RSS \((figures["serverPeakRSSBytes"]?.integerValue ?? 0) / 1_048_576) MB")
         return figures
@@ -64,7 +75,7 @@ struct SyncBenchmark {
         func client(_ name: String) async throws -> CairnClient {
             var configuration = CairnConfiguration(
                 serverURL: server.baseURL, project: Self.project, device: name,
-                credentials: .password(user: "bench", password: TestServer.password),
+                credentials: .password(user: "bench", password: password),
                 store: .file(directory.appendingPathComponent("\(name).sqlite").path))
             configuration.batchSize = batchSize
             configuration.pageSize = pageSize
@@ -122,8 +133,8 @@ struct SyncBenchmark {
 
     /// The server alone, over raw HTTP: batches of `batchSize` creates, then pages of `pageSize`.
     private func measureServer(server: ServerProcess) async throws -> [String: JSONValue] {
-        let http = TestHTTPClient(baseURL: server.baseURL)
-        let token = try await http.login("bench").accessToken
+        let http = RawHTTP(baseURL: server.baseURL)
+        let token = try await http.login("bench", password: password)
         // Two batches in flight, as the SDK sends them: the server reads one while it writes the other.
         let pushStart = ContinuousClock.now
         let starts = Array(stride(from: 0, to: records, by: batchSize))
@@ -135,7 +146,7 @@ struct SyncBenchmark {
                             ["opId": .string("raw-\(index)"), "collection": "raw_items", "id": .string("item-\(index)"), "op": "create",
                              "data": .object(Self.record(index))]
                         }
-                        let reply = try await http.send(.POST, "/v1/projects/\(Self.project)/batch", token: token,
+                        let reply = try await http.send("POST", "/v1/projects/\(Self.project)/batch", token: token,
                                                         body: JSONValue.object(["operations": .array(operations)]).jsonData())
                         guard reply.status == 200 else { throw CLIError("push answered \(reply.status)") }
                     }
@@ -151,7 +162,7 @@ struct SyncBenchmark {
         var pulled = 0
         repeat {
             let path = "/v1/projects/\(Self.project)/collections/raw_items/changes?limit=\(pageSize)" + (cursor.map { "&since=\($0)" } ?? "")
-            let page = try JSONValue(parsing: try await http.send(.GET, path, token: token).body)
+            let page = try JSONValue(parsing: try await http.send("GET", path, token: token).body)
             pulled += page["changes"]?.arrayValue?.count ?? 0
             cursor = page["hasMore"] == true ? page["cursor"]?.stringValue : nil
         } while cursor != nil

@@ -1,30 +1,20 @@
+import CairnProtocol
 import Foundation
 import Synchronization
 
-/// Where the server reads the time: token expiry, throttling windows and purge horizons all ask it,
-/// so tests can move time forward instead of sleeping.
-public protocol WallClock: Sendable {
-    /// The current time.
-    func now() -> Date
-}
-
-/// The system's clock.
-public struct SystemWallClock: WallClock {
-    public init() {}
-    public func now() -> Date { Date() }
-}
-
-/// A clock that stands still until told to move; for tests.
+/// A wall clock that stands still until told to move.
 ///
 /// ```swift
 /// let clock = ManualWallClock()
-/// clock.advance(by: 3600)
+/// clock.advance(by: 3600)   // an hour later, at once
 /// ```
 public final class ManualWallClock: WallClock {
     private let current: Mutex<Date>
 
+    /// A clock showing `start`.
     public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
 
+    /// The time the clock shows.
     public func now() -> Date { current.withLock { $0 } }
 
     /// Moves the clock forward.

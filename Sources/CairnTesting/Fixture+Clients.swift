@@ -3,9 +3,10 @@ import CairnProtocol
 import Foundation
 
 extension Fixture {
-    /// A client of the fixture's project signed in as `user`, on a network it can switch off.
+    /// A client of the fixture's project signed in as `user`, on a network it can switch off (`network: nil` uses
+    /// the SDK's default transport, for real network cuts).
     public func client(
-        _ user: String, store: StoreLocation = .inMemory, network: SwitchableTransport = SwitchableTransport(),
+        _ user: String, store: StoreLocation = .inMemory, network: SwitchableTransport? = SwitchableTransport(),
         configure: (inout CairnConfiguration) -> Void = { _ in }
     ) async throws -> CairnClient {
         var configuration = CairnConfiguration(

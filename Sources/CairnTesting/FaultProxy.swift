@@ -9,7 +9,7 @@ import Synchronization
 /// request part-way, or lets the server answer and then drops the answer (whole or part-way), or never answers.
 ///
 /// ```swift
-/// let proxy = try await FaultProxy.start(upstreamPort: server.running.port, faultRate: 0.3, seed: 42)
+/// let proxy = try await FaultProxy.start(upstreamPort: server.port, faultRate: 0.3, seed: 42)
 /// // point clients at proxy.baseURL ...
 /// proxy.faultRate = 0      // heal the network
 /// ```
@@ -197,7 +197,9 @@ extension FaultProxy {
     public static func freshConnectionTransport() -> (transport: AsyncHTTPClientTransport, client: HTTPClient) {
         var configuration = HTTPClient.Configuration()
         configuration.maximumUsesPerConnection = 1
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        return (AsyncHTTPClientTransport(client: client), client)
+        return (AsyncHTTPClientTransport(client: client, connectTimeout: .seconds(10)), client)
     }
 }

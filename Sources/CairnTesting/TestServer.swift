@@ -1,0 +1,76 @@
+import CairnProtocol
+import CairnServer
+import Foundation
+import Logging
+
+/// A throwaway Cairn server for tests: an ``EmbeddedServer`` on a free loopback port with a temporary data
+/// directory, fast password hashing and one known password.
+///
+/// ```swift
+/// try await TestServer.withServer { server in
+///     try await server.setUp(project: "field", schema: schema, users: ["alice": .writer])
+///     // open clients against server.baseURL with TestServer.password
+/// }
+/// ```
+public final class TestServer: Sendable {
+    /// The embedded server: its listener can be closed and opened again for real network cuts.
+    public let embedded: EmbeddedServer
+    /// The clock the server reads.
+    public let clock: any WallClock
+
+    /// The password every user made by ``setUp(project:schema:users:)`` gets. Tests only: never ship it.
+    public static let password = "correct-horse-battery"
+
+    /// Starts a server; `configure` may change its configuration first.
+    public static func start(
+        clock: any WallClock = SystemWallClock(), configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
+        let embedded = try await EmbeddedServer.start(clock: clock) { configuration in
+            configuration.bcryptCost = 4
+            configuration.purgeInterval = 0
+            configure(&configuration)
+        }
+        return TestServer(embedded: embedded, clock: clock)
+    }
+
+    /// Runs `body` with a started server, and stops it (removing its data) however `body` ends.
+    public static func withServer<T>(
+        clock: any WallClock = SystemWallClock(), configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (TestServer) async throws -> T
+    ) async throws -> T {
+        let server = try await start(clock: clock, configure: configure)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    init(embedded: EmbeddedServer, clock: any WallClock) {
+        self.embedded = embedded
+        self.clock = clock
+    }
+
+    /// The server, for direct access to storage and admin.
+    public var server: SyncServer { embedded.server }
+    /// The temporary data directory (removed by ``stop()``).
+    public var directory: URL { embedded.dataDirectory }
+    /// The listening port.
+    public var port: Int { embedded.port }
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: URL { embedded.baseURL }
+
+    /// Creates the project, sets its schema and creates each user with ``password`` and the given role.
+    public func setUp(project: String, schema: Schema, users: [String: Role]) async throws {
+        try await embedded.setUp(project: project, schema: schema)
+        for (user, role) in users.sorted(by: { $0.key < $1.key }) {
+            try await embedded.addUser(user, password: Self.password, role: role, project: project)
+        }
+    }
+
+    /// Stops the server and deletes its data.
+    public func stop() async { await embedded.stop() }
+}

@@ -1,0 +1,47 @@
+import CairnProtocol
+import CairnTesting
+import Foundation
+import Testing
+
+@Suite("cairn sync against a server that is not there", .enabled(if: Tool.binary != nil, "the cairn binary is not built next to the tests"))
+struct UnreachableServerToolTests {
+    @Test("a closed port fails within 5 s with the reason and a non-zero exit, and the queued change survives")
+    func closedPort() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let store = Fixture.temporaryStorePath()
+        let password = ["CAIRN_PASSWORD": TestServer.password]
+        let first = try await Tool.runDetached(
+            ["sync", "--store", store, "--server", fixture.server.baseURL.absoluteString, "--project", Fixture.project, "--user", "alice"],
+            environment: password)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try await Tool.runDetached(["put", "--store", store, "notes", "n1", #"{"title": "offline"}"#]).status == 0)
+
+        await fixture.server.embedded.stopListening()
+        let start = ContinuousClock.now
+        let offline = try await Tool.runDetached(["sync", "--store", store], environment: password)
+        let elapsed = ContinuousClock.now - start
+        #expect(offline.status != 0)
+        #expect(offline.stderr.contains("network_unavailable"), "\(offline.stderr)")
+        #expect(offline.stderr.contains("could not be reached"), "\(offline.stderr)")
+        #expect(elapsed < .seconds(5), "cairn sync took \(elapsed) against a closed port")
+
+        try await fixture.server.embedded.startListening()
+        let back = try await Tool.runDetached(["sync", "--store", store], environment: password)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.stdout.contains("pushed 1"), "\(back.stdout)")
+    }
+
+    @Test("a first sync against a closed port says why it cannot start")
+    func neverSynced() async throws {
+        let port = try closedLoopbackPort()
+        let store = Fixture.temporaryStorePath()
+        let start = ContinuousClock.now
+        let output = try await Tool.runDetached(
+            ["sync", "--store", store, "--server", "http://127.0.0.1:\(port)", "--project", "field", "--user", "alice"],
+            environment: ["CAIRN_PASSWORD": "anything"])
+        #expect(output.status != 0)
+        #expect(output.stderr.contains("could not be reached"), "\(output.stderr)")
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+}
