@@ -7,42 +7,67 @@ import Testing
 
 @Suite("Background sync")
 struct BackgroundSyncTests {
+    /// Waits, without sleeping for a set time, until `condition` holds (up to 10 s of real time).
     func eventually(_ condition: () throws -> Bool) async throws -> Bool {
-        for _ in 0..<200 {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
             if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(25))
+            await Task.yield()
+            try await Task.sleep(for: .milliseconds(5))
         }
-        return false
+        return try condition()
     }
 
-    @Test("live notices make a listening client pull a changed collection at once")
+    @Test("live notices make a listening client pull a changed collection at once; it catches up when it connects")
     func liveUpdates() async throws {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }
         let alice = try await fixture.client("alice")
         let bob = try await fixture.client("bob")
+        try alice.create("notes", id: "before", data: ["title": "written before bob listened"])
+        try await alice.sync()
         bob.startLiveUpdates()
         defer { bob.stopBackgroundTasks() }
-        try await Task.sleep(for: .milliseconds(200))
+        // Connecting pulls what changed while bob was not listening.
+        #expect(try await eventually { try bob.record("notes", id: "before") != nil })
+        // Now the stream is open: a new change arrives by its notice.
         try alice.create("notes", id: "live", data: ["title": "pushed"])
         try await alice.sync()
         #expect(try await eventually { try bob.record("notes", id: "live") != nil })
     }
 
-    @Test("auto-sync uploads on a timer, and retries after a failure without a new write")
+    @Test("auto-sync uploads on a timer, and retries after a failure with backoff, without a new write or a whole interval")
     func autoSync() async throws {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }
         let network = SwitchableTransport()
-        let alice = try await fixture.client("alice", network: network)
+        let clock = ManualClock()
+        let alice = try await fixture.client("alice", network: network) { $0.clock = clock }
         network.isOnline = false
         try alice.create("notes", id: "later", data: ["title": "offline"])
-        alice.startAutoSync(every: .milliseconds(100))
+        let interval = Duration.seconds(3600)
+        alice.startAutoSync(every: interval)
         defer { alice.stopBackgroundTasks() }
-        try await Task.sleep(for: .milliseconds(300))
+        // Offline: every sync fails, and the timer keeps trying on its backoff (the clock moves only when told).
+        for _ in 0..<5 {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(1))
+        }
         #expect(alice.hasPendingUpload)
+        // Attempts go on without a new write.
+        #expect(network.requestCount >= 5)
+        #expect(clock.totalSleeps >= 5)
+
         network.isOnline = true
-        #expect(try await eventually { !alice.hasPendingUpload })
+        var waited = Duration.zero
+        while alice.hasPendingUpload, waited < interval {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(1))
+            waited += .seconds(1)
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(!alice.hasPendingUpload, "the upload waited \(waited) of clock time")
+        #expect(waited < .seconds(60), "the retry waited \(waited): backoff, not the \(interval) interval")
         let page = try await fixture.pullAll("rita", "notes")
         #expect(page.changes.map(\.id) == ["later"])
     }

@@ -25,6 +25,7 @@ extension CairnClient {
     }
 
     /// Listens to the server's live notices and pulls a collection as soon as it changes; reconnects with backoff.
+    /// Each time the stream (re)connects it pulls once, for the changes made while it was not listening.
     public func startLiveUpdates() {
         startBackgroundTask("live") { client in
             var failures = 0
@@ -32,6 +33,7 @@ extension CairnClient {
                 do {
                     let chunks = try await client.api.events()
                     failures = 0
+                    _ = try? await client.pull()
                     var buffer = ""
                     for try await chunk in chunks {
                         buffer += String(decoding: chunk, as: UTF8.self)
