@@ -1,4 +1,5 @@
 import CairnProtocol
+import CairnTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -137,6 +138,14 @@ struct ToolTests {
         let (body, response) = try await URLSession.shared.data(from: URL(string: url + "/health")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(try JSONValue(parsing: body)["status"] == "ok")
+    }
+
+    @Test("the shipped binary holds no test-support code and no fixed password")
+    func cleanBinary() throws {
+        let binary = try Data(contentsOf: try #require(Tool.binary))
+        for marker in ["CairnTesting", "FaultProxy", "SwitchableTransport", "TestServer", TestServer.password] {
+            #expect(binary.range(of: Data(marker.utf8)) == nil, "the cairn binary contains \(marker)")
+        }
     }
 
     @Test("demo runs the story and exits 0 when the replicas converge")
