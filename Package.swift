@@ -29,10 +29,13 @@ let package = Package(
     ],
     targets: [
         .target(name: "CairnProtocol", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // The filter language compiled to SQL, shared by the SDK's store and the server's storage (package access only).
+        .target(name: "CairnSQL", dependencies: ["CairnProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(
             name: "Cairn",
             dependencies: [
                 "CairnProtocol",
+                "CairnSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 // Apple platforms use URLSession; AsyncHTTPClient and NIO are linked only where the SDK uses them.
@@ -47,6 +50,7 @@ let package = Package(
             name: "CairnServer",
             dependencies: [
                 "CairnProtocol",
+                "CairnSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -83,6 +87,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CairnProtocolTests", dependencies: ["CairnProtocol"]),
+        .testTarget(name: "CairnSQLTests", dependencies: ["CairnSQL", "CairnProtocol"]),
         .testTarget(name: "CairnTests", dependencies: ["Cairn", "CairnProtocol", "CairnServer", "CairnTesting"]),
         .testTarget(name: "CairnToolTests", dependencies: ["cairn", "Cairn", "CairnProtocol", "CairnServer", "CairnTesting"]),
         .testTarget(

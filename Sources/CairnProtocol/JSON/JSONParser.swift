@@ -11,15 +11,15 @@ public struct JSONParseError: Error, Sendable, CustomStringConvertible {
 }
 
 /// A strict RFC 8259 parser over UTF-8 bytes, with a nesting limit so hostile input cannot exhaust the stack.
-struct JSONParser {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
+package struct JSONParser {
+    package let bytes: UnsafeBufferPointer<UInt8>
+    package var index = 0
     var depth = 0
     static let maximumDepth = 256
 
-    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    package init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    mutating func parseDocument() throws -> JSONValue {
+    package mutating func parseDocument() throws -> JSONValue {
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
@@ -27,9 +27,9 @@ struct JSONParser {
         return value
     }
 
-    func fail(_ reason: String) -> JSONParseError { JSONParseError(reason: reason, offset: index) }
+    package func fail(_ reason: String) -> JSONParseError { JSONParseError(reason: reason, offset: index) }
 
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -38,7 +38,7 @@ struct JSONParser {
         }
     }
 
-    mutating func parseValue() throws -> JSONValue {
+    package mutating func parseValue() throws -> JSONValue {
         guard index < bytes.count else { throw fail("unexpected end of input") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -199,14 +199,14 @@ struct JSONParser {
 
 /// Walking JSON without building it all: the page and result scanners read members one at a time.
 extension JSONParser {
-    var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+    package var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    func text(_ range: Range<Int>) -> String {
+    package func text(_ range: Range<Int>) -> String {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     /// Reads an object, calling `body` with each member name; `body` must consume the member's value.
-    mutating func members(_ body: (inout JSONParser, String) throws -> Void) throws {
+    package mutating func members(_ body: (inout JSONParser, String) throws -> Void) throws {
         skipWhitespace()
         guard peek == UInt8(ascii: "{") else { throw fail("expected an object") }
         try enter()
@@ -236,7 +236,7 @@ extension JSONParser {
     }
 
     /// Reads an array, calling `body` for each element; `body` must consume the element.
-    mutating func elements(_ body: (inout JSONParser) throws -> Void) throws {
+    package mutating func elements(_ body: (inout JSONParser) throws -> Void) throws {
         skipWhitespace()
         guard peek == UInt8(ascii: "[") else { throw fail("expected an array") }
         try enter()
@@ -260,7 +260,7 @@ extension JSONParser {
     }
 
     /// Checks and passes over one value without building it.
-    mutating func skipValue() throws {
+    package mutating func skipValue() throws {
         skipWhitespace()
         guard let byte = peek else { throw fail("unexpected end of input") }
         switch byte {

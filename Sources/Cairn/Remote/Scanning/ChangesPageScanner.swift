@@ -1,29 +1,30 @@
+import CairnProtocol
 import Foundation
 
 /// One change of a pulled page, as the local store needs it: envelope values, the data's raw JSON text, and the
 /// declared fields already typed for their columns.
-public struct ScannedChange: Sendable {
-    public var id: String
-    public var version: Int64
-    public var removed: Bool
-    public var updatedAt: String?
-    public var updatedBy: String?
+struct ScannedChange: Sendable {
+    var id: String
+    var version: Int64
+    var removed: Bool
+    var updatedAt: String?
+    var updatedBy: String?
     /// The data object's JSON text, as received.
-    public var dataText: String?
+    var dataText: String?
     /// Column values in the collection's field order (`nil` for absent or null).
-    public var fields: [JSONValue?]
+    var fields: [JSONValue?]
 }
 
 /// A changes page (PROTOCOL.md's pull answer) read in one pass over its bytes, without building a value tree for record data: only the
 /// declared fields are parsed, everything else is skipped (but still checked to be valid JSON).
-public struct ScannedPage: Sendable {
-    public var changes: [ScannedChange] = []
-    public var cursor: String?
-    public var hasMore: Bool?
+struct ScannedPage: Sendable {
+    var changes: [ScannedChange] = []
+    var cursor: String?
+    var hasMore: Bool?
 
     /// Scans `bytes` for a collection with these fields; throws ``JSONParseError`` for malformed text or shapes.
     /// Json-typed fields come back as `.string` holding their JSON text.
-    public init(bytes: UnsafeBufferPointer<UInt8>, fields: [FieldSchema]) throws {
+    init(bytes: UnsafeBufferPointer<UInt8>, fields: [FieldSchema]) throws {
         var scanner = JSONParser(bytes: bytes)
         let fieldIndex = Dictionary(uniqueKeysWithValues: fields.enumerated().map { ($1.name, $0) })
         let jsonFields = Set(fields.filter { $0.type == .json }.map(\.name))

@@ -1,24 +1,25 @@
+import CairnProtocol
 import Foundation
 
 /// One result of a batch answer, read without parsing an applied record's data: the data stays JSON text
 /// (`dataText`), parsed only by whoever needs it.
-public struct ScannedResult: Sendable {
-    public var opId: String
-    public var status: OperationStatus
+struct ScannedResult: Sendable {
+    var opId: String
+    var status: OperationStatus
     /// The applied record's envelope, when `applied`.
-    public var version: Int64?
-    public var deleted: Bool = false
-    public var updatedAt: Date?
-    public var updatedBy: String?
+    var version: Int64?
+    var deleted: Bool = false
+    var updatedAt: Date?
+    var updatedBy: String?
     /// The applied record's data as JSON text (absent for tombstones).
-    public var dataText: String?
+    var dataText: String?
     /// The server's current state, when `conflict`.
-    public var current: Record?
+    var current: Record?
     /// Why, when `rejected`.
-    public var error: ErrorBody?
+    var error: ErrorBody?
 
     /// The applied record with its data parsed.
-    public func appliedRecord(id: String) throws -> Record? {
+    func appliedRecord(id: String) throws -> Record? {
         guard status == .applied, let version else { return nil }
         let data = try dataText.map { try JSONValue(parsing: Array($0.utf8)).objectValue ?? [:] } ?? [:]
         return Record(id: id, version: version, updatedAt: updatedAt, updatedBy: updatedBy, deleted: deleted, data: data)
@@ -26,9 +27,9 @@ public struct ScannedResult: Sendable {
 }
 
 /// The answer of `POST .../batch` (`{"results": [...]}`) read in one pass.
-public enum BatchResultsScanner {
+enum BatchResultsScanner {
     /// Reads `bytes`; throws ``JSONParseError`` or `DecodingError` for malformed text or shapes.
-    public static func scan(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [ScannedResult] {
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [ScannedResult] {
         var scanner = JSONParser(bytes: bytes)
         var results: [ScannedResult]?
         try scanner.members { scanner, key in

@@ -1,0 +1,50 @@
+/// What differs between SQL engines when a ``Filter`` is compiled: how a JSON member is read, how placeholders
+/// and booleans are written, how timestamps compare and how a JSON array is searched.
+///
+/// The filter's semantics (PROTOCOL.md) live once, in ``FilterSQL``; a backend supplies only its spelling.
+///
+/// ```swift
+/// let compiled = try FilterSQL.compile(filter, collection: notes, dialect: .sqlite) { field in
+///     SQLiteDialect().jsonMember(field.name, of: "data")
+/// }
+/// ```
+package protocol SQLDialect: Sendable {
+    /// Reads `field` out of the JSON column `document`.
+    func jsonMember(_ field: String, of document: String) -> FieldAccess
+    /// The placeholder of the argument at `position` (1-based, counted over the whole statement).
+    func placeholder(_ position: Int) -> String
+    /// An expression that compares timestamps in RFC 3339 text by instant, not by spelling.
+    func instant(_ expression: String) -> String
+    /// The constant true and false conditions.
+    var alwaysTrue: String { get }
+    var alwaysFalse: String { get }
+    /// True when the JSON array at `path` of `document` holds a scalar equal to the argument `placeholder`.
+    func arrayContains(document: String, path: String, placeholder: String) -> String
+    /// The JSON text of the string expression `expression` (so `id` can be searched like a JSON document).
+    func jsonQuote(_ expression: String) -> String
+}
+
+/// SQLite's spelling, with its JSON1 functions (both the client's store and the server's embedded database).
+package struct SQLiteDialect: SQLDialect {
+    package init() {}
+
+    package func jsonMember(_ field: String, of document: String) -> FieldAccess {
+        FieldAccess(scalar: "json_extract(\(document), '$.\(field)')", jsonDocument: document, jsonPath: "$.\(field)")
+    }
+
+    package func placeholder(_ position: Int) -> String { "?" }
+    package func instant(_ expression: String) -> String { "julianday(\(expression))" }
+    package var alwaysTrue: String { "1" }
+    package var alwaysFalse: String { "0" }
+
+    package func arrayContains(document: String, path: String, placeholder: String) -> String {
+        "(json_type(\(document), '\(path)') = 'array' AND EXISTS (SELECT 1 FROM json_each(\(document), '\(path)') AS element WHERE element.value = \(placeholder) AND element.type NOT IN ('object', 'array')))"
+    }
+
+    package func jsonQuote(_ expression: String) -> String { "json_quote(\(expression))" }
+}
+
+extension SQLDialect where Self == SQLiteDialect {
+    /// SQLite's spelling.
+    package static var sqlite: SQLiteDialect { SQLiteDialect() }
+}

@@ -1,0 +1,70 @@
+import CairnProtocol
+import CairnSQL
+import Foundation
+import Testing
+
+/// A dialect with numbered placeholders and its own spellings, to show the compiler takes every spelling from it.
+struct NumberedDialect: SQLDialect {
+    func jsonMember(_ field: String, of document: String) -> FieldAccess {
+        FieldAccess(scalar: "(\(document) ->> '\(field)')", jsonDocument: document, jsonPath: field)
+    }
+    func placeholder(_ position: Int) -> String { "$\(position)" }
+    func instant(_ expression: String) -> String { "(\(expression))::timestamptz" }
+    var alwaysTrue: String { "TRUE" }
+    var alwaysFalse: String { "FALSE" }
+    func arrayContains(document: String, path: String, placeholder: String) -> String { "contains(\(document), \(path), \(placeholder))" }
+    func jsonQuote(_ expression: String) -> String { "to_json(\(expression))" }
+}
+
+@Suite("Filter compilation")
+struct FilterSQLTests {
+    let notes = CollectionSchema(name: "notes", fields: [
+        FieldSchema(name: "title", type: .string), FieldSchema(name: "done", type: .boolean), FieldSchema(name: "count", type: .integer),
+        FieldSchema(name: "due", type: .datetime), FieldSchema(name: "tags", type: .json),
+    ])
+
+    func compile(_ filter: Filter) throws(ErrorBody) -> CompiledFilter {
+        try FilterSQL.compile(filter, collection: notes, dialect: .sqlite) { SQLiteDialect().jsonMember($0.name, of: "data") }
+    }
+
+    @Test("values are bound as arguments, never spliced into the SQL")
+    func parameterised() throws {
+        let hostile = "x'); DROP TABLE records; --"
+        let compiled = try compile(.or([.condition("title", .eq, .string(hostile)), .condition("id", .in, [.string(hostile)])]))
+        #expect(!compiled.sql.contains("DROP"))
+        #expect(compiled.arguments == [.text(hostile), .text(hostile)])
+    }
+
+    @Test("unknown fields and values of the wrong type are validation_failed", arguments: [
+        Filter.condition("nope", .eq, 1), .condition("count", .eq, "1"), .condition("count", .like, "1%"),
+        .condition("done", .gt, true), .condition("title", .in, "a"), .condition("tags", .contains, ["a"]),
+        .condition("title", .contains, "a"), .condition("due", .lt, "tomorrow"), .condition("title", .exists, 1),
+        .condition("count", .lt, nil),
+    ])
+    func invalid(filter: Filter) {
+        #expect(throws: ErrorBody.self) { try compile(filter) }
+        do { _ = try compile(filter) } catch { #expect(error.code == .validationFailed) }
+    }
+
+    @Test("empty and/or are constants")
+    func empties() throws {
+        #expect(try compile(.and([])).sql == "1")
+        #expect(try compile(.or([])).sql == "0")
+        #expect(try compile(.condition("count", .in, [])).sql == "0")
+    }
+
+    @Test("every spelling comes from the dialect, placeholders numbered from the statement's position")
+    func dialectSpelling() throws {
+        let filter: Filter = .and([
+            .condition("title", .eq, "a"), .condition("due", .lt, "2026-12-01T00:00:00Z"), .condition("tags", .contains, "x"),
+            .or([]),
+        ])
+        let dialect = NumberedDialect()
+        let compiled = try FilterSQL.compile(filter, collection: notes, dialect: dialect, firstPlaceholder: 4) {
+            dialect.jsonMember($0.name, of: "data")
+        }
+        #expect(compiled.sql == "(((data ->> 'title') = $4) AND (((data ->> 'due'))::timestamptz < ($5)::timestamptz) AND contains(data, tags, $6) AND FALSE)")
+        #expect(compiled.arguments == [.text("a"), .text("2026-12-01T00:00:00Z"), .text("x")])
+        #expect(!compiled.sql.contains("json_extract") && !compiled.sql.contains("julianday"))
+    }
+}
