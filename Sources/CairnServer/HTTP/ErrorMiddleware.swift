@@ -29,10 +29,8 @@ struct ErrorMiddleware: RouterMiddleware {
             return APIError.from(error)
         case let error as HTTPError:
             switch error.status {
-            case .notFound:
-                return APIError(.notFound, .notFound, "No route for \(request.method.rawValue) \(request.uri.path)")
-            case .methodNotAllowed:
-                return APIError(.methodNotAllowed, .methodNotAllowed, "\(request.method.rawValue) is not supported here")
+            case .notFound, .methodNotAllowed:
+                return unrouted(request)
             case .contentTooLarge:
                 return .tooLarge("The request body is too large")
             case .unauthorized:
@@ -51,6 +49,18 @@ struct ErrorMiddleware: RouterMiddleware {
         default:
             return APIError(.internalServerError, .internalError, "The server failed. Retry later.")
         }
+    }
+
+    /// The answer for a request no route took: `405` with `Allow` when the path is declared with other methods,
+    /// else `404`.
+    static func unrouted(_ request: Request) -> APIError {
+        let method = request.method.rawValue
+        guard let allowed = DeclaredRoutes.served.allowedMethods(for: request.uri.path), !allowed.contains(method) else {
+            return APIError(.notFound, .notFound, "No route for \(method) \(request.uri.path)")
+        }
+        return APIError(
+            .methodNotAllowed, .methodNotAllowed, "\(method) is not supported here; use \(allowed.joined(separator: " or "))",
+            headers: [.allow: allowed.joined(separator: ", ")])
     }
 
     /// A `validation_failed` error that names where the body's shape was wrong (never the values).
