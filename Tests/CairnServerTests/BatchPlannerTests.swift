@@ -20,11 +20,4 @@ struct BatchPlannerTests {
         let tombstone = state([:], version: 9, deleted: true, fields: ["a": 9, "b": 9])
         #expect(BatchPlanner.fieldVersions(previous: tombstone, newData: ["b": "z"], deleted: false, version: 12) == ["a": 9, "b": 12])
     }
-
-    @Test("field versions are stored as canonical JSON")
-    func fieldVersionsText() {
-        for versions: [String: Int64] in [[:], ["b": 2, "a": 10, "é\"x": 3, "A": Int64.max]] {
-            #expect(BatchPlanner.fieldVersionsText(versions) == JSONValue.object(versions.mapValues { .integer($0) }).jsonText())
-        }
-    }
 }

@@ -47,13 +47,6 @@ struct TokenService: Sendable {
         return (token.user, pair.access, pair.refresh, pair.expiresIn)
     }
 
-    /// Revokes the family of a token (access or refresh): signs that login out everywhere it was refreshed.
-    func revoke(tokenMatching token: String) async throws {
-        if let stored = try await storage.token(hash: Self.hash(token)) {
-            try await storage.revokeTokenFamily(stored.family)
-        }
-    }
-
     static func hash(_ token: String) -> String { SchemaVersioning.digest(token) }
 
     static func randomToken(prefix: String) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// A whole Cairn server inside the calling process, on a free loopback port, with its data in a temporary
@@ -25,13 +26,21 @@ public final class EmbeddedServer: Sendable {
     public let port: Int
     private let removesData: Bool
     private let running: Mutex<RunningServer?>
+    /// The storage runs for the embedded server's whole life, across listener stops and starts.
+    private let storageGroup: ServiceGroup
+    private let storageTask: Task<Void, any Error>
 
-    private init(server: SyncServer, dataDirectory: URL, removesData: Bool, running: RunningServer) {
+    private init(
+        server: SyncServer, dataDirectory: URL, removesData: Bool, running: RunningServer, storageGroup: ServiceGroup,
+        storageTask: Task<Void, any Error>
+    ) {
         self.server = server
         self.dataDirectory = dataDirectory
         self.removesData = removesData
         self.port = running.port
         self.running = Mutex(running)
+        self.storageGroup = storageGroup
+        self.storageTask = storageTask
     }
 
     /// Starts a server on a free port of `host` (loopback by default).
@@ -52,8 +61,19 @@ public final class EmbeddedServer: Sendable {
         configuration.port = 0
         configure(&configuration)
         let server = try SyncServer(configuration: configuration, clock: clock, logger: logger)
-        let running = try await server.start()
-        return EmbeddedServer(server: server, dataDirectory: directory, removesData: dataDirectory == nil, running: running)
+        let storageGroup = ServiceGroup(configuration: .init(services: [server.storage], gracefulShutdownSignals: [], logger: logger))
+        let storageTask = Task { try await storageGroup.run() }
+        let running: RunningServer
+        do {
+            running = try await server.start(port: nil, runsStorage: false)
+        } catch {
+            await storageGroup.triggerGracefulShutdown()
+            _ = await storageTask.result
+            throw error
+        }
+        return EmbeddedServer(
+            server: server, dataDirectory: directory, removesData: dataDirectory == nil, running: running, storageGroup: storageGroup,
+            storageTask: storageTask)
     }
 
     /// `http://HOST:PORT`.
@@ -74,7 +94,7 @@ public final class EmbeddedServer: Sendable {
     /// Listens again on the same port, over the same data.
     public func startListening() async throws {
         guard !isListening else { return }
-        let started = try await server.start(port: port)
+        let started = try await server.start(port: port, runsStorage: false)
         running.withLock { $0 = started }
     }
 
@@ -92,9 +112,11 @@ public final class EmbeddedServer: Sendable {
         try await admin.grant(user: name, project: project, role: role)
     }
 
-    /// Stops the server; removes its data when it made the temporary directory itself.
+    /// Stops the server and closes its storage; removes its data when it made the temporary directory itself.
     public func stop() async {
         await stopListening()
+        await storageGroup.triggerGracefulShutdown()
+        _ = await storageTask.result
         if removesData { try? FileManager.default.removeItem(at: dataDirectory) }
     }
 }

@@ -35,8 +35,13 @@ extension SyncServer {
     /// await running.stop()
     /// ```
     public func start(port: Int? = nil) async throws -> RunningServer {
+        try await start(port: port, runsStorage: true)
+    }
+
+    /// Starts serving; without `runsStorage`, stopping leaves the storage open (``EmbeddedServer`` listens again).
+    func start(port: Int?, runsStorage: Bool) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let application = makeApplication(port: port) { port in continuation.yield(port) }
+        let application = makeApplication(port: port, runsStorage: runsStorage) { port in continuation.yield(port) }
         let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
         let task = Task {
             defer { continuation.finish() }

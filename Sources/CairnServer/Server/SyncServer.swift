@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// The Cairn sync server: storage, auth, the changes feed, batches and live notices behind PROTOCOL.md's routes.
 ///
@@ -19,6 +20,9 @@ public final class SyncServer: Sendable {
     let hasher: PasswordHasher
     let loginGate: LoginGate
     let notifier = ChangeNotifier()
+    let access: AccessControl
+    let feed: ChangesFeed
+    let batches: BatchService
 
     /// A server over `storage` (by default the SQLite database in the data directory).
     public init(
@@ -40,34 +44,53 @@ public final class SyncServer: Sendable {
         self.hasher = PasswordHasher(cost: configuration.bcryptCost)
         self.loginGate = LoginGate(
             throttle: LoginThrottle(maximumFailures: configuration.maximumLoginFailures, window: configuration.loginFailureWindow))
+        self.access = AccessControl(tokens: tokens, storage: self.storage)
+        self.feed = ChangesFeed(storage: self.storage)
+        self.batches = BatchService(storage: self.storage)
     }
 
     /// Direct management of this server's accounts, projects and schemas.
     public var admin: ServerAdmin { ServerAdmin(storage: storage, bcryptCost: configuration.bcryptCost, clock: clock) }
 
-    /// The router with every route and middleware.
+    /// The router with every route group and middleware.
     func makeRouter() -> Router<CairnRequestContext> {
         let router = Router(context: CairnRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware())
-        addMetaRoutes(to: router)
-        addAuthRoutes(to: router.group("v1/auth"))
-        let project = router.group("v1/projects/:project")
-        addSchemaRoutes(to: project)
-        addChangesRoutes(to: project)
-        addBatchRoutes(to: project)
-        addEventRoutes(to: project)
-        addClientRoutes(to: project)
+        router.addRoutes(MetaRoutes().collection)
+        router.addRoutes(
+            AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginGate: loginGate, clock: clock).collection, atPath: "v1/auth")
+        let projectGroups: [any RouteGroup] = [
+            SchemaRoutes(access: access, admin: admin),
+            ChangesRoutes(access: access, feed: feed, clock: clock),
+            BatchRoutes(
+                access: access, batches: batches, notifier: notifier, clock: clock, maximumBytes: configuration.maximumBatchBytes,
+                maximumOperations: configuration.maximumBatchOperations),
+            EventRoutes(access: access, notifier: notifier, heartbeat: configuration.eventsHeartbeat),
+            ClientRoutes(access: access, storage: storage, clock: clock),
+        ]
+        for group in projectGroups { router.addRoutes(group.collection, atPath: "v1/projects/:project") }
         return router
     }
 
     /// The Hummingbird application serving this server on `port` (the configuration's by default); `onRunning`
-    /// receives the bound port.
+    /// receives the bound port. Its services include the storage, closed after the listener stops.
     public func makeApplication(port: Int? = nil, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        Application(
+        makeApplication(port: port, runsStorage: true, onRunning: onRunning)
+    }
+
+    /// The application; without `runsStorage`, the storage stays open when it stops (a listener that comes and goes).
+    func makeApplication(
+        port: Int?, runsStorage: Bool, onRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
+        // Shut down in reverse order: the listener first, then maintenance, then the storage.
+        var services: [any Service] = []
+        if runsStorage { services.append(storage) }
+        services.append(MaintenanceService(server: self))
+        return Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: port ?? configuration.port), serverName: "cairn"),
-            services: [MaintenanceService(server: self)],
+            services: services,
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

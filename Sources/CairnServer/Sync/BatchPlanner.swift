@@ -114,19 +114,6 @@ public enum BatchPlanner {
         return versions
     }
 
-    /// Field versions as stored: a JSON object with sorted keys, like `JSONValue.jsonText()` writes it.
-    public static func fieldVersionsText(_ versions: [String: Int64]) -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "{")]
-        bytes.reserveCapacity(versions.count * 24)
-        for (index, name) in versions.keys.sorted().enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONValue.writeString(name, into: &bytes)
-            bytes.append(contentsOf: ":\(versions[name]!)".utf8)
-        }
-        bytes.append(UInt8(ascii: "}"))
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// Top-level `null` members mean "absent": they are not stored.
     static func stripNulls(_ data: [String: JSONValue]) -> [String: JSONValue] {
         data.filter { !$0.value.isNull }

@@ -4,7 +4,7 @@ import GRDB
 
 extension SQLiteStorage {
     public func createUser(name: String, passwordHash: String) async throws {
-        try await pool.write { db in
+        try await write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [name]) == nil else {
                 throw ErrorBody(code: .alreadyExists, message: "user \"\(name)\" already exists")
             }
@@ -13,7 +13,7 @@ extension SQLiteStorage {
     }
 
     public func setPasswordHash(user: String, passwordHash: String) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(sql: "UPDATE users SET password_hash = ? WHERE name = ?", arguments: [passwordHash, user])
             guard db.changesCount == 1 else { throw ErrorBody(code: .notFound, message: "user \"\(user)\" does not exist") }
         }
@@ -28,7 +28,7 @@ extension SQLiteStorage {
     }
 
     public func insertToken(_ token: StoredToken) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "INSERT INTO tokens (hash, kind, user, family, expires_at, revoked, used) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [token.hash, token.kind.rawValue, token.user, token.family, token.expiresAt.epochSeconds, token.revoked, token.used])
@@ -46,14 +46,14 @@ extension SQLiteStorage {
     }
 
     public func consumeRefreshToken(hash: String) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(sql: "UPDATE tokens SET used = 1 WHERE hash = ? AND kind = 'refresh' AND used = 0", arguments: [hash])
             return db.changesCount == 1
         }
     }
 
     public func revokeTokenFamily(_ family: String) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(sql: "UPDATE tokens SET revoked = 1 WHERE family = ?", arguments: [family])
         }
     }

@@ -5,7 +5,7 @@ import GRDB
 extension SQLiteStorage {
     public func registerClient(project: String, user: String, device: String?, app: String?, now: Date) async throws -> String {
         let id = "c-" + UUID().uuidString.lowercased()
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "INSERT INTO clients (id, project, user, device, app, created_at, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [id, project, user, device, app, now.epochSeconds, now.epochSeconds])
@@ -14,7 +14,7 @@ extension SQLiteStorage {
     }
 
     public func notePull(clientID: String, project: String, version: Int64, now: Date) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     UPDATE clients SET last_pulled_version = max(last_pulled_version, ?), last_seen = ?
@@ -25,7 +25,7 @@ extension SQLiteStorage {
     }
 
     public func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport {
-        try await pool.write { db in
+        try await write { db in
             // Remember, per collection, the highest tombstone version purged: cursors below it expire.
             try db.execute(
                 sql: """

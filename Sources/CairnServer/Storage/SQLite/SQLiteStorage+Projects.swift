@@ -6,7 +6,7 @@ extension SQLiteStorage {
     public func createProject(name: String, now: Date) async throws {
         let empty = Schema(collections: [])
         let schemaText = try String(decoding: CairnJSON.encode(SchemaVersioning.stamped(empty)), as: UTF8.self)
-        try await pool.write { db in
+        try await write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM projects WHERE name = ?", arguments: [name]) == nil else {
                 throw ErrorBody(code: .alreadyExists, message: "project \"\(name)\" already exists")
             }
@@ -17,7 +17,7 @@ extension SQLiteStorage {
     }
 
     public func grant(user: String, project: String, role: Role) async throws {
-        try await pool.write { db in
+        try await write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [user]) != nil else {
                 throw ErrorBody(code: .notFound, message: "user \"\(user)\" does not exist")
             }
@@ -58,7 +58,7 @@ extension SQLiteStorage {
 
     public func setSchema(project: String, schema: Schema) async throws {
         let text = String(decoding: try CairnJSON.encode(schema), as: UTF8.self)
-        try await pool.write { db in
+        try await write { db in
             try db.execute(sql: "UPDATE projects SET schema_json = ? WHERE name = ?", arguments: [text, project])
             guard db.changesCount == 1 else { throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist") }
         }

@@ -1,25 +1,31 @@
 import CairnProtocol
 import Foundation
 import GRDB
+import ServiceLifecycle
 import Synchronization
 
 /// The default backend: one embedded SQLite database (WAL mode) in the data directory.
 ///
-/// Writes are serialised by SQLite's single writer, so versions are committed in order and the changes feed is
-/// gap-free; reads run concurrently on WAL snapshots.
+/// Writes are serialised (one writer, and a ``WriteGate`` around each write, so a project write transaction's
+/// accesses are never interleaved with another write): versions commit in order and the changes feed is gap-free.
+/// Reads run concurrently on WAL snapshots.
 ///
 /// ```swift
 /// let storage = try SQLiteStorage(path: dataDirectory.appending(path: "cairn.sqlite").path)
 /// ```
 public final class SQLiteStorage: ServerStorage {
     let pool: DatabasePool
+    /// Held around every write access.
+    let gate = WriteGate()
     /// Project schemas as last decoded, with the stored text they came from.
     let decodedSchemas = Mutex<[String: (text: String, schema: Schema)]>([:])
 
-    /// Opens (creating if needed) the database at `path` and migrates it to the current version.
+    /// Opens (creating if needed) the database at `path` and migrates it to the current version; usable at once.
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
+        // A project write transaction spans several accesses, under the gate.
+        configuration.allowsUnsafeTransactions = true
         configuration.prepareDatabase { db in
             // WAL with FULL sync: every commit reaches the disk before the server answers, so a write it
             // acknowledged survives a power cut too (clients drop what the server acknowledged).
@@ -30,17 +36,26 @@ public final class SQLiteStorage: ServerStorage {
         pool = try DatabasePool(path: path, configuration: configuration)
         try SQLiteMigrations.migrator.migrate(pool)
     }
-}
 
-extension SQLArgument {
-    /// The GRDB value of a compiled filter's argument.
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .null: return .null
-        case .integer(let int): return int.databaseValue
-        case .real(let double): return double.databaseValue
-        case .text(let text): return text.databaseValue
-        }
+    /// Waits for graceful shutdown (or cancellation), then closes the database once the writes in flight end.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await close()
+    }
+
+    /// Closes the database once the writes in flight end; later calls fail.
+    public func close() async throws {
+        try await gate.withLock { try pool.close() }
+    }
+
+    /// One write access in its own transaction, under the gate.
+    func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try await gate.withLock { try await pool.write(updates) }
+    }
+
+    /// The project's head version inside a database access.
+    static func headVersion(_ db: Database, project: String) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT head_version FROM projects WHERE name = ?"), arguments: [project]) ?? 0
     }
 }
 
@@ -53,7 +68,7 @@ extension SQLiteStorage {
     /// With creates and updates only, the two are equal exactly when no operation was applied twice.
     public func operationCounts(project: String) throws -> (head: Int64, applied: Int) {
         try pool.read { db in
-            let head = try Int64.fetchOne(db, sql: "SELECT head_version FROM projects WHERE name = ?", arguments: [project]) ?? 0
+            let head = try Self.headVersion(db, project: project)
             let applied = try Int.fetchOne(db, sql: """
                 SELECT count(*) FROM operations WHERE project = ? AND json_extract(result, '$.status') = 'applied'
                 """, arguments: [project]) ?? 0

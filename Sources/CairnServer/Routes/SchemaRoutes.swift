@@ -3,23 +3,25 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-extension SyncServer {
-    func addSchemaRoutes(to project: RouterGroup<CairnRequestContext>) {
-        project.get("schema") { request, context in
-            let access = try await self.access(request, context, minimum: .reader)
-            guard let schema = try await self.storage.schema(project: access.project) else {
-                throw APIError.notFound("project \"\(access.project)\"")
-            }
+/// `GET` and `PUT` of a project's schema, with `ETag` and `If-None-Match`. Mounted at `v1/projects/:project`.
+struct SchemaRoutes: RouteGroup {
+    let access: AccessControl
+    let admin: ServerAdmin
+
+    func add(to routes: RouteCollection<CairnRequestContext>) {
+        routes.get("schema") { request, context in
+            let caller = try await access.access(request, context, minimum: .reader)
+            let schema = try await access.schema(caller)
             let etag = "\"\(schema.version)\""
             if let match = request.headers[.ifNoneMatch], Self.etagMatches(match, etag) {
                 return Response(status: .notModified, headers: [.eTag: etag])
             }
             return try Response.json(schema, headers: [.eTag: etag])
         }
-        project.put("schema") { request, context in
-            let access = try await self.access(request, context, minimum: .admin)
+        routes.put("schema") { request, context in
+            let caller = try await access.access(request, context, minimum: .admin)
             let schema = try await request.decodeBody(Schema.self, context: context, limit: 1 << 20)
-            let stored = try await self.admin.setSchema(project: access.project, schema)
+            let stored = try await admin.setSchema(project: caller.project, schema)
             return try Response.json(stored, headers: [.eTag: "\"\(stored.version)\""])
         }
     }

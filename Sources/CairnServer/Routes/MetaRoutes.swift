@@ -3,12 +3,13 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-extension SyncServer {
-    func addMetaRoutes(to router: Router<CairnRequestContext>) {
-        router.get("health") { _, _ in
+/// `GET /health` and `GET /v1/openapi.json`, without a token. Mounted at the root.
+struct MetaRoutes: RouteGroup {
+    func add(to routes: RouteCollection<CairnRequestContext>) {
+        routes.get("health") { _, _ in
             try Response.json(["status": "ok", "protocol": "1"] as [String: String])
         }
-        router.get("v1/openapi.json") { _, _ in
+        routes.get("v1/openapi.json") { _, _ in
             Response.jsonBytes(ByteBuffer(bytes: OpenAPIDocument.bytes))
         }
     }

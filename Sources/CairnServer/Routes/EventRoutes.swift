@@ -5,13 +5,19 @@ import Hummingbird
 import NIOCore
 import ServiceLifecycle
 
-extension SyncServer {
-    /// `GET .../events`: Server-Sent Events, one `data:` line per collection change, comments as heartbeats.
-    func addEventRoutes(to project: RouterGroup<CairnRequestContext>) {
-        project.get("events") { request, context in
-            let access = try await self.access(request, context, minimum: .reader)
-            let stream = await self.notifier.subscribe(project: access.project)
-            let heartbeat = self.configuration.eventsHeartbeat
+/// `GET .../events`: Server-Sent Events, one `data:` line per collection change, comments as heartbeats.
+/// Mounted at `v1/projects/:project`.
+struct EventRoutes: RouteGroup {
+    let access: AccessControl
+    let notifier: ChangeNotifier
+    /// Seconds between keep-alive comments.
+    let heartbeat: TimeInterval
+
+    func add(to routes: RouteCollection<CairnRequestContext>) {
+        routes.get("events") { request, context in
+            let caller = try await access.access(request, context, minimum: .reader)
+            let stream = await notifier.subscribe(project: caller.project)
+            let heartbeat = self.heartbeat
             let body = ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: ": connected\n\n"))
                 // The stream ends when the client leaves, or when the server shuts down.
@@ -41,10 +47,7 @@ extension SyncServer {
                 }
                 try await writer.finish(nil)
             }
-            return Response(
-                status: .ok,
-                headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
-                body: body)
+            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
         }
     }
 }

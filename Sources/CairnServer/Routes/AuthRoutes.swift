@@ -1,0 +1,51 @@
+import CairnProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `login`, `refresh` and `logout`. Mounted at `v1/auth`.
+struct AuthRoutes: RouteGroup {
+    let storage: any ServerStorage
+    let tokens: TokenService
+    let hasher: PasswordHasher
+    let loginGate: LoginGate
+    let clock: any WallClock
+
+    func add(to routes: RouteCollection<CairnRequestContext>) {
+        routes.post("login") { request, context in
+            let login = try await request.decodeBody(LoginRequest.self, context: context, limit: 64 * 1024)
+            let now = clock.now()
+            if let wait = await loginGate.retryAfter(login.username, now: now) {
+                let seconds = Int(wait.rounded(.up))
+                throw APIError(
+                    .tooManyRequests, .rateLimited, "Too many failed sign-ins for this user; retry in \(seconds) s",
+                    details: ["retryAfter": .integer(Int64(seconds))], headers: [.retryAfter: String(seconds)])
+            }
+            guard let user = try await storage.user(named: login.username), hasher.verify(login.password, hash: user.passwordHash) else {
+                await loginGate.failed(login.username, now: now)
+                throw APIError(.unauthorized, .invalidCredentials, "Wrong username or password")
+            }
+            await loginGate.succeeded(login.username)
+            let pair = try await tokens.issue(user: user.name)
+            return try await tokenResponse(user: user.name, pair.access, pair.refresh, pair.expiresIn)
+        }
+        routes.post("refresh") { request, context in
+            let body = try await request.decodeBody(RefreshRequest.self, context: context, limit: 64 * 1024)
+            let rotated = try await tokens.refresh(body.refreshToken)
+            return try await tokenResponse(user: rotated.user, rotated.access, rotated.refresh, rotated.expiresIn)
+        }
+        routes.post("logout") { request, _ in
+            // The access token identifies the sign-in; revoking its family kills the refresh tokens too.
+            let token = try await tokens.authenticate(accessToken: AccessControl.bearerToken(request))
+            try await storage.revokeTokenFamily(token.family)
+            return Response(status: .noContent)
+        }
+    }
+
+    func tokenResponse(user: String, _ access: String, _ refresh: String, _ expiresIn: Int) async throws -> Response {
+        let projects = try await storage.memberships(user: user)
+        return try Response.json(
+            TokenResponse(accessToken: access, refreshToken: refresh, expiresIn: expiresIn, user: UserInfo(name: user, projects: projects)),
+            headers: [.cacheControl: "no-store"])
+    }
+}

@@ -1,0 +1,41 @@
+import CairnProtocol
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// `POST .../batch`: pushes of writers, within the configured size limits. Mounted at `v1/projects/:project`.
+struct BatchRoutes: RouteGroup {
+    let access: AccessControl
+    let batches: BatchService
+    let notifier: ChangeNotifier
+    let clock: any WallClock
+    let maximumBytes: Int
+    let maximumOperations: Int
+
+    func add(to routes: RouteCollection<CairnRequestContext>) {
+        routes.post("batch") { request, context in
+            let caller = try await access.access(request, context, minimum: .writer, action: "Pushing changes")
+            let batch = try BatchRequest(json: await request.jsonBody(context: context, limit: maximumBytes))
+            guard batch.operations.count <= maximumOperations else {
+                throw APIError.tooLarge("A batch holds at most \(maximumOperations) operations; split it")
+            }
+            let schema = try await access.schema(caller)
+            let outcome = try await batches.apply(batch, project: caller.project, schema: schema, user: caller.user, now: clock.now())
+            await notifier.publish(project: caller.project, changes: outcome.changedCollections)
+            return Response.jsonBytes(Self.body(outcome.resultTexts))
+        }
+    }
+
+    /// `{"results":[...]}` around the result texts already made.
+    static func body(_ resultTexts: [String]) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(resultTexts.reduce(16) { $0 + $1.utf8.count + 1 })
+        buffer.writeStaticString(#"{"results":["#)
+        for (index, text) in resultTexts.enumerated() {
+            if index > 0 { buffer.writeStaticString(",") }
+            buffer.writeString(text)
+        }
+        buffer.writeStaticString("]}")
+        return buffer
+    }
+}

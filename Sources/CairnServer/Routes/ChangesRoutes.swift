@@ -1,0 +1,29 @@
+import CairnProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// A collection's changes feed and digest. Mounted at `v1/projects/:project`.
+struct ChangesRoutes: RouteGroup {
+    let access: AccessControl
+    let feed: ChangesFeed
+    let clock: any WallClock
+
+    func add(to routes: RouteCollection<CairnRequestContext>) {
+        routes.get("collections/:collection/changes") { request, context in
+            let caller = try await access.access(request, context, minimum: .reader)
+            let (schema, collection) = try await access.collection(caller, context)
+            let query = try request.formQuery
+            let changes = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
+            let page = try await feed.page(
+                project: caller.project, collection: collection, schemaVersion: schema.version, request: changes,
+                clientID: request.headers[HTTPField.Name(CairnHeader.clientID)!], now: clock.now())
+            return Response.jsonBytes(page.body)
+        }
+        routes.get("collections/:collection/digest") { request, context in
+            let caller = try await access.access(request, context, minimum: .reader)
+            let (_, collection) = try await access.collection(caller, context)
+            return try Response.json(try await feed.digest(project: caller.project, collection: collection.name))
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import CairnProtocol
+import Foundation
+import Hummingbird
+
+/// `POST .../clients`: client registration. Mounted at `v1/projects/:project`.
+struct ClientRoutes: RouteGroup {
+    let access: AccessControl
+    let storage: any ServerStorage
+    let clock: any WallClock
+
+    func add(to routes: RouteCollection<CairnRequestContext>) {
+        routes.post("clients") { request, context in
+            let caller = try await access.access(request, context, minimum: .reader)
+            let body = try await request.decodeBody(ClientRegistrationRequest.self, context: context, limit: 16 * 1024)
+            for (name, value) in [("device", body.device), ("app", body.app)] where (value?.utf8.count ?? 0) > 200 {
+                throw APIError.validation("\(name) is at most 200 bytes", field: name)
+            }
+            let id = try await storage.registerClient(
+                project: caller.project, user: caller.user, device: body.device, app: body.app, now: clock.now())
+            return try Response.json(ClientRegistration(clientId: id), status: .created)
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import Hummingbird
+
+/// A group of routes carrying its own dependencies, mounted on the server's router at a path.
+///
+/// ```swift
+/// router.addRoutes(SchemaRoutes(access: access, admin: admin).collection, atPath: "v1/projects/:project")
+/// ```
+protocol RouteGroup: Sendable {
+    /// Adds the group's routes, relative to where it is mounted.
+    func add(to routes: RouteCollection<CairnRequestContext>)
+}
+
+extension RouteGroup {
+    /// The group's routes, ready to mount.
+    var collection: RouteCollection<CairnRequestContext> {
+        let routes = RouteCollection(context: CairnRequestContext.self)
+        add(to: routes)
+        return routes
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// The primitives of one project's write transaction (see ``ServerStorage/withProjectWriteTransaction(project:_:)``).
+/// Reads see the transaction's own writes. A backend may defer writes until the next read or the commit, so a
+/// write's error can surface there.
+///
+/// ```swift
+/// try await storage.withProjectWriteTransaction(project: "field") { transaction in
+///     let version = try await transaction.headVersion() + 1
+///     try await transaction.writeRecord(row, collection: "notes", changedAt: now)   // row.version == version
+///     try await transaction.setHeadVersion(version)
+///     return .commit(version)
+/// }
+/// ```
+public protocol ProjectWriteTransaction: Sendable {
+    /// The project the transaction writes.
+    var project: String { get }
+    /// The project's head version: the highest version handed out (0 for a new project).
+    func headVersion() async throws -> Int64
+    /// Stores a new head version.
+    func setHeadVersion(_ version: Int64) async throws
+    /// The remembered operations among `opIds`, matched by their exact UTF-8 bytes, in no particular order.
+    func rememberedOperations(_ opIds: [String]) async throws -> [RememberedOperation]
+    /// Remembers an operation's result (an opId already remembered is an error).
+    func rememberOperation(_ operation: RememberedOperation, at time: Date) async throws
+    /// The current rows (tombstones included) of the records of `collection` among `ids`, in no particular order.
+    func currentRecords(collection: String, ids: [String]) async throws -> [RecordRow]
+    /// Inserts or replaces a record's row; `changedAt` is the instant the tombstone horizon is measured from.
+    func writeRecord(_ row: RecordRow, collection: String, changedAt: Date) async throws
+}
+
+/// How a project write transaction ends, with the value it returns either way.
+public enum TransactionEnd<Value: Sendable>: Sendable {
+    /// Keep every write.
+    case commit(Value)
+    /// Discard every write.
+    case rollback(Value)
+}
+
+/// A remembered operation: its opId, the fingerprint of what it asked, and the result text answered.
+public struct RememberedOperation: Sendable, Hashable {
+    public var opId: String
+    /// A digest of the operation, to tell a replay from a reuse of the opId for something else.
+    public var fingerprint: String
+    /// The stored result, as JSON text.
+    public var result: String
+
+    public init(opId: String, fingerprint: String, result: String) {
+        self.opId = opId
+        self.fingerprint = fingerprint
+        self.result = result
+    }
+}
+
+/// A record's row as stored. Its data stays JSON text, so pages of the feed never pass through a JSON decoder.
+public struct RecordRow: Sendable, Hashable {
+    public var id: String
+    /// The project-wide version at which this state was committed.
+    public var version: Int64
+    /// The commit time as RFC 3339 text, as answered to clients.
+    public var updatedAt: String
+    /// The user who committed it.
+    public var updatedBy: String
+    public var deleted: Bool
+    /// The record's data: a JSON object's text (`{}` for tombstones).
+    public var dataText: String
+    /// The version at which each field last changed (for the `merge-fields` policy).
+    public var fieldVersions: [String: Int64]
+
+    public init(
+        id: String, version: Int64, updatedAt: String, updatedBy: String, deleted: Bool, dataText: String, fieldVersions: [String: Int64]
+    ) {
+        self.id = id
+        self.version = version
+        self.updatedAt = updatedAt
+        self.updatedBy = updatedBy
+        self.deleted = deleted
+        self.dataText = dataText
+        self.fieldVersions = fieldVersions
+    }
+}

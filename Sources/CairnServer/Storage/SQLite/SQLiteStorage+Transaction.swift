@@ -1,0 +1,151 @@
+import CairnProtocol
+import Foundation
+import GRDB
+import Synchronization
+
+extension SQLiteStorage {
+    /// Holds the gate for the whole transaction; `BEGIN IMMEDIATE` takes SQLite's write lock at the first access.
+    /// Writes wait in the transaction until its next read or the commit, so a batch costs a few accesses, not one
+    /// per record.
+    public func withProjectWriteTransaction<T: Sendable>(
+        project: String, _ body: (any ProjectWriteTransaction) async throws -> TransactionEnd<T>
+    ) async throws -> T {
+        try await gate.withLock {
+            let transaction = SQLiteWriteTransaction(project: project, pool: pool)
+            do {
+                switch try await body(transaction) {
+                case .commit(let value):
+                    try await transaction.commit()
+                    return value
+                case .rollback(let value):
+                    try await transaction.rollback()
+                    return value
+                }
+            } catch {
+                try? await transaction.rollback()
+                throw error
+            }
+        }
+    }
+}
+
+/// A project write transaction on the SQLite writer connection, open across several accesses.
+final class SQLiteWriteTransaction: ProjectWriteTransaction {
+    let project: String
+    private let pool: DatabasePool
+    private let pending = Mutex<[PendingWrite]>([])
+
+    /// A write waiting for the next access.
+    private enum PendingWrite {
+        case record(RecordRow, collection: String, changedAt: Double)
+        case operation(RememberedOperation, createdAt: Double)
+        case head(Int64)
+    }
+
+    init(project: String, pool: DatabasePool) {
+        self.project = project
+        self.pool = pool
+    }
+
+    func headVersion() async throws -> Int64 {
+        try await access { db, project in try SQLiteStorage.headVersion(db, project: project) }
+    }
+
+    func setHeadVersion(_ version: Int64) async throws { pending.withLock { $0.append(.head(version)) } }
+
+    func rememberedOperations(_ opIds: [String]) async throws -> [RememberedOperation] {
+        let list = JSONValue.array(opIds.map { .string($0) }).jsonText()
+        return try await access { db, project in
+            // TEXT compares by bytes: equivalent Unicode spellings are different opIds.
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT op_id, fingerprint, result FROM operations WHERE project = ? AND op_id IN (SELECT value FROM json_each(?))
+                """), arguments: [project, list])
+            var found: [RememberedOperation] = []
+            while let row = try rows.next() { found.append(RememberedOperation(opId: row[0], fingerprint: row[1], result: row[2])) }
+            return found
+        }
+    }
+
+    func rememberOperation(_ operation: RememberedOperation, at time: Date) async throws {
+        pending.withLock { $0.append(.operation(operation, createdAt: time.epochSeconds)) }
+    }
+
+    func currentRecords(collection: String, ids: [String]) async throws -> [RecordRow] {
+        let list = JSONValue.array(ids.map { .string($0) }).jsonText()
+        return try await access { db, project in
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT id, version, updated_at, updated_by, deleted, data, field_versions FROM records
+                WHERE project = ? AND collection = ? AND id IN (SELECT value FROM json_each(?))
+                """), arguments: [project, collection, list])
+            var found: [RecordRow] = []
+            while let row = try rows.next() {
+                found.append(RecordRow(
+                    id: row[0], version: row[1], updatedAt: row[2], updatedBy: row[3], deleted: row[4], dataText: row[5],
+                    fieldVersions: try FieldVersionsColumn.decode(row[6])))
+            }
+            return found
+        }
+    }
+
+    func writeRecord(_ row: RecordRow, collection: String, changedAt: Date) async throws {
+        pending.withLock { $0.append(.record(row, collection: collection, changedAt: changedAt.epochSeconds)) }
+    }
+
+    /// Writes what waits and commits; a transaction that never accessed the database has nothing to commit.
+    func commit() async throws {
+        try await access { db, _ in
+            if db.isInsideTransaction { try db.commit() }
+        }
+    }
+
+    /// Drops what waits and rolls back. Runs in its own task, so a cancelled caller still ends the transaction.
+    func rollback() async throws {
+        pending.withLock { $0.removeAll() }
+        try await Task {
+            try await pool.writeWithoutTransaction { db in
+                if db.isInsideTransaction { try db.rollback() }
+            }
+        }.value
+    }
+
+    /// One access in the transaction: begins it if needed, writes what waits, then runs `body`.
+    private func access<T: Sendable>(_ body: @Sendable (Database, String) throws -> T) async throws -> T {
+        let writes = pending.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+        let project = project
+        return try await pool.writeWithoutTransaction { db in
+            if !db.isInsideTransaction { try db.beginTransaction(.immediate) }
+            try Self.apply(writes, db, project: project)
+            return try body(db, project)
+        }
+    }
+
+    /// Executes pending writes, in order.
+    private static func apply(_ writes: [PendingWrite], _ db: Database, project: String) throws {
+        guard !writes.isEmpty else { return }
+        let saveRecord = try db.cachedStatement(sql: """
+            INSERT INTO records (project, collection, id, version, updated_at, updated_by, changed_at, deleted, data, field_versions)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (project, collection, id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at,
+            updated_by = excluded.updated_by, changed_at = excluded.changed_at, deleted = excluded.deleted,
+            data = excluded.data, field_versions = excluded.field_versions
+            """)
+        let saveOperation = try db.cachedStatement(
+            sql: "INSERT INTO operations (project, op_id, fingerprint, result, created_at) VALUES (?, ?, ?, ?, ?)")
+        for write in writes {
+            switch write {
+            case .record(let row, let collection, let changedAt):
+                try saveRecord.execute(arguments: [
+                    project, collection, row.id, row.version, row.updatedAt, row.updatedBy, changedAt, row.deleted, row.dataText,
+                    FieldVersionsColumn.encode(row.fieldVersions),
+                ])
+            case .operation(let operation, let createdAt):
+                try saveOperation.execute(arguments: [project, operation.opId, operation.fingerprint, operation.result, createdAt])
+            case .head(let version):
+                try db.execute(sql: "UPDATE projects SET head_version = ? WHERE name = ?", arguments: [version, project])
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import CairnProtocol
+
+/// One operation's answer: its result, the JSON text sent back, and the text remembered for replays. An applied
+/// write whose data is the operation's own is remembered without it (a replay takes it from the operation), and
+/// every text is assembled around data text already made, byte for byte what `OperationResult.jsonValue.jsonText()`
+/// gives.
+struct BatchAnswer {
+    var result: OperationResult
+    var text: String
+    var storedText: String
+
+    /// An answer rendered from its result (conflicts, rejections, deleting a tombstone).
+    init(result: OperationResult) {
+        self.result = result
+        self.text = result.jsonValue.jsonText()
+        self.storedText = text
+    }
+
+    private init(result: OperationResult, text: String, storedText: String) {
+        self.result = result
+        self.text = text
+        self.storedText = storedText
+    }
+
+    /// The answer of a write just committed as `row`.
+    static func applied(_ opId: String, _ record: Record, row: RecordRow, dataAsSent: Bool) -> BatchAnswer {
+        let text = appliedText(opId: opId, record: record, dataText: row.dataText, updatedAt: row.updatedAt)
+        let stored = dataAsSent ? appliedText(opId: opId, record: record, dataText: nil, updatedAt: row.updatedAt) : text
+        return BatchAnswer(result: .applied(opId, record), text: text, storedText: stored)
+    }
+
+    /// The answer to an opId remembered already: the first answer when the operation is the same (by fingerprint),
+    /// else `idempotency_mismatch`.
+    static func repeated(
+        _ operation: SyncOperation, prepared: PreparedOperation, remembered: RememberedOperation
+    ) throws -> (OperationResult, String) {
+        guard remembered.fingerprint == prepared.fingerprint else {
+            let mismatch = OperationResult.rejected(operation.opId, ErrorBody(
+                code: .idempotencyMismatch, message: "opId \(operation.opId) was already used for a different operation; use a new opId"))
+            return (mismatch, mismatch.jsonValue.jsonText())
+        }
+        return try replay(stored: remembered.result, of: operation, dataText: prepared.dataText)
+    }
+
+    /// Whether a write commits exactly the data its operation sent, whose canonical text is then already made.
+    static func commitsDataAsSent(_ operation: SyncOperation, data: [String: JSONValue]) -> Bool {
+        (operation.op == .create || operation.op == .update) && data.count == operation.data?.count
+    }
+
+    /// The result and answer text of an operation applied before, from what was remembered of it.
+    /// - Parameter dataText: the operation's canonical data text (``SyncOperation/canonicalDataText``).
+    static func replay(stored text: String, of operation: SyncOperation, dataText: String?) throws -> (OperationResult, String) {
+        var result = try CairnJSON.decode(OperationResult.self, from: Array(text.utf8))
+        // Remembered without its data exactly when the write committed the data as sent, which is the operation's
+        // own (the fingerprint matched); otherwise the stored text is the whole answer.
+        guard result.status == .applied, var record = result.record, !record.deleted, let sent = operation.data, let dataText,
+              commitsDataAsSent(operation, data: BatchPlanner.stripNulls(sent)), let updatedAt = record.updatedAt
+        else { return (result, text) }
+        record.data = sent
+        result.record = record
+        return (result, appliedText(opId: operation.opId, record: record, dataText: dataText, updatedAt: RFC3339.string(from: updatedAt)))
+    }
+
+    /// The JSON of an `applied` result, assembled around data text already made; without `dataText`, the record has
+    /// no `data` member.
+    static func appliedText(opId: String, record: Record, dataText: String?, updatedAt: String) -> String {
+        var bytes = Array(#"{"opId":"#.utf8)
+        bytes.reserveCapacity((dataText?.utf8.count ?? 0) + 160)
+        JSONValue.writeString(opId, into: &bytes)
+        bytes.append(contentsOf: #","record":{"#.utf8)
+        if !record.deleted, let dataText {
+            bytes.append(contentsOf: #""data":"#.utf8)
+            bytes.append(contentsOf: dataText.utf8)
+            bytes.append(UInt8(ascii: ","))
+        }
+        bytes.append(contentsOf: (record.deleted ? #""deleted":true,"id":"# : #""deleted":false,"id":"#).utf8)
+        JSONValue.writeString(record.id, into: &bytes)
+        bytes.append(contentsOf: #","updatedAt":"#.utf8)
+        JSONValue.writeString(updatedAt, into: &bytes)
+        bytes.append(contentsOf: #","updatedBy":"#.utf8)
+        JSONValue.writeString(record.updatedBy ?? "", into: &bytes)
+        bytes.append(contentsOf: #","version":\#(record.version)},"status":"applied"}"#.utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// An operation's canonical data text and fingerprint, made before the write transaction.
+struct PreparedOperation: Sendable {
+    let dataText: String?
+    let fingerprint: String
+
+    init(_ operation: SyncOperation) {
+        dataText = operation.canonicalDataText
+        fingerprint = SchemaVersioning.digest(operation.fingerprintText(dataText: dataText))
+    }
+}

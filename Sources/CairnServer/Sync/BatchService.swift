@@ -1,0 +1,87 @@
+import CairnProtocol
+import Foundation
+
+/// The batch endpoint's rules around storage: idempotency (a remembered opId answers its first result, a reused one
+/// `idempotency_mismatch`), ``BatchPlanner``'s decisions, versions through ``RecordWriter``, and atomic batches
+/// rolled back whole. Every backend gets the same behaviour from its transaction primitives.
+///
+/// ```swift
+/// let outcome = try await BatchService(storage: storage).apply(batch, project: "field", schema: schema, user: "alice", now: now)
+/// ```
+struct BatchService: Sendable {
+    let storage: any ServerStorage
+
+    /// Applies `batch` in one project write transaction.
+    func apply(_ batch: BatchRequest, project: String, schema: Schema, user: String, now: Date) async throws -> BatchOutcome {
+        // Data texts and fingerprints are made before the write lock is taken.
+        let prepared = batch.operations.map(PreparedOperation.init)
+        return try await storage.withProjectWriteTransaction(project: project) { transaction in
+            var writer = try await RecordWriter(transaction, user: user, now: now)
+            var lookups = try await BatchLookups(transaction, batch: batch.operations)
+            var results: [OperationResult] = []
+            var texts: [String] = []
+            results.reserveCapacity(batch.operations.count)
+            texts.reserveCapacity(batch.operations.count)
+
+            for (operation, prepared) in zip(batch.operations, prepared) {
+                if let stored = lookups.operation(operation.opId) {
+                    let (result, text) = try BatchAnswer.repeated(operation, prepared: prepared, remembered: stored)
+                    results.append(result)
+                    texts.append(text)
+                    continue
+                }
+                let current = lookups.record(operation.collection, operation.id)
+                let answer: BatchAnswer
+                switch BatchPlanner.plan(operation, current: current, collection: schema.collection(named: operation.collection)) {
+                case .write(let data, let deleted):
+                    // A create or update without top-level nulls commits the data as sent, whose text is made already.
+                    let asSent = BatchAnswer.commitsDataAsSent(operation, data: data)
+                    let written = try await writer.write(
+                        collection: operation.collection, id: operation.id, data: data, dataText: asSent ? prepared.dataText : nil,
+                        deleted: deleted, previous: current)
+                    lookups.wrote(written.state, collection: operation.collection)
+                    answer = .applied(operation.opId, written.state.record, row: written.row, dataAsSent: asSent)
+                case .unchanged(let record):
+                    answer = BatchAnswer(result: .applied(operation.opId, record))
+                case .conflict(let record):
+                    answer = BatchAnswer(result: .conflict(operation.opId, current: record))
+                case .reject(let error):
+                    answer = BatchAnswer(result: .rejected(operation.opId, error))
+                }
+                let remembered = RememberedOperation(opId: operation.opId, fingerprint: prepared.fingerprint, result: answer.storedText)
+                try await transaction.rememberOperation(remembered, at: now)
+                lookups.remembered(remembered)
+                results.append(answer.result)
+                texts.append(answer.text)
+            }
+
+            if batch.atomic, let failed = results.firstIndex(where: { $0.status != .applied }) {
+                return .rollback(BatchOutcome.aborted(results, failedAt: failed))
+            }
+            try await writer.finish()
+            return .commit(BatchOutcome(results: results, resultTexts: texts, changedCollections: writer.changedCollections))
+        }
+    }
+}
+
+/// What a batch did.
+struct BatchOutcome: Sendable {
+    var results: [OperationResult]
+    /// Each result as the JSON text sent back (and, but for applied data, stored for replay), in order.
+    var resultTexts: [String]
+    /// For live notices: the highest new version per changed collection.
+    var changedCollections: [String: Int64]
+
+    /// The answer of an atomic batch rolled back because operation `failed` did not apply: the operations that
+    /// would have applied say `batch_aborted`; nothing is remembered.
+    static func aborted(_ results: [OperationResult], failedAt failed: Int) -> BatchOutcome {
+        let answered = results.map { result in
+            result.status == .applied
+                ? .rejected(result.opId, ErrorBody(
+                    code: .batchAborted,
+                    message: "not applied: the atomic batch was rolled back because operation \(failed) (\(results[failed].opId)) failed"))
+                : result
+        }
+        return BatchOutcome(results: answered, resultTexts: answered.map { $0.jsonValue.jsonText() }, changedCollections: [:])
+    }
+}

@@ -1,0 +1,62 @@
+import CairnProtocol
+import NIOCore
+
+extension ChangesFeed {
+    /// The page's JSON: `{"changes":[...],"cursor":...,"hasMore":...,"schemaVersion":...}`, each change written
+    /// around the record's stored data text (never decoded): a live record, a tombstone, or `gone` when it no
+    /// longer matches the filter.
+    static func body(_ rows: FeedRows, cursor: FeedCursor, schemaVersion: String) -> ByteBuffer {
+        var size = 96 + schemaVersion.utf8.count
+        for row in rows.rows { size += row.dataText.utf8.count + row.id.utf8.count + 120 }
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(size)
+        buffer.writeStaticString("{\"changes\":[")
+        for (index, row) in rows.rows.enumerated() {
+            if index > 0 { buffer.writeStaticString(",") }
+            writeChange(row, into: &buffer)
+        }
+        buffer.writeStaticString("],\"cursor\":")
+        buffer.writeJSONString(cursor.token)
+        buffer.writeStaticString(rows.hasMore ? ",\"hasMore\":true,\"schemaVersion\":" : ",\"hasMore\":false,\"schemaVersion\":")
+        buffer.writeJSONString(schemaVersion)
+        buffer.writeStaticString("}")
+        return buffer
+    }
+
+    /// One change object, members in the order clients have always received them.
+    static func writeChange(_ row: FeedRow, into buffer: inout ByteBuffer) {
+        buffer.writeStaticString("{\"id\":")
+        buffer.writeJSONString(row.id)
+        buffer.writeString(",\"version\":\(row.version)")
+        if !row.deleted && !row.matchesFilter {
+            buffer.writeStaticString(",\"gone\":true}")
+            return
+        }
+        buffer.writeStaticString(",\"updatedAt\":")
+        buffer.writeJSONString(row.updatedAt)
+        buffer.writeStaticString(",\"updatedBy\":")
+        buffer.writeJSONString(row.updatedBy)
+        if row.deleted {
+            buffer.writeStaticString(",\"deleted\":true}")
+        } else {
+            buffer.writeStaticString(",\"deleted\":false,\"data\":")
+            buffer.writeString(row.dataText)
+            buffer.writeStaticString("}")
+        }
+    }
+}
+
+extension ByteBuffer {
+    /// Writes `text` as a JSON string; text without quotes, backslashes or control characters is copied as is.
+    mutating func writeJSONString(_ text: String) {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            writeStaticString("\"")
+            writeString(text)
+            writeStaticString("\"")
+        } else {
+            var bytes: [UInt8] = []
+            JSONValue.writeString(text, into: &bytes)
+            writeBytes(bytes)
+        }
+    }
+}

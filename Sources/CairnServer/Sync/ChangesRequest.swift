@@ -1,0 +1,49 @@
+import CairnProtocol
+
+/// A page request of the changes feed, read from the query's `since`, `limit` and `where`; a bad value is
+/// `validation_failed` naming the parameter (or the filter's field).
+///
+/// ```swift
+/// let request = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
+/// ```
+struct ChangesRequest: Sendable {
+    /// Default and largest page sizes.
+    static let defaultLimit = 1000
+    static let maximumLimit = 10_000
+
+    /// Where to continue; `nil` starts a snapshot.
+    var cursor: FeedCursor?
+    var limit: Int
+    /// The download query, not yet checked against the schema.
+    var filter: Filter?
+
+    init(cursor: FeedCursor?, limit: Int = defaultLimit, filter: Filter? = nil) {
+        self.cursor = cursor
+        self.limit = limit
+        self.filter = filter
+    }
+
+    init(since: String?, limit: String?, where filterText: String?) throws(ErrorBody) {
+        var pageLimit = Self.defaultLimit
+        if let limit {
+            guard let value = Int(limit), (1...Self.maximumLimit).contains(value) else {
+                throw .validation("limit must be an integer from 1 to \(Self.maximumLimit)", field: "limit")
+            }
+            pageLimit = value
+        }
+        var cursor: FeedCursor?
+        if let since {
+            guard let parsed = FeedCursor(token: since) else { throw .validation("since is not a cursor this server issued", field: "since") }
+            cursor = parsed
+        }
+        var filter: Filter?
+        if let filterText {
+            do {
+                filter = try JSONValueDecoder().decode(Filter.self, from: Array(filterText.utf8))
+            } catch {
+                throw .validation("where is not a valid filter: \(error)", field: "where")
+            }
+        }
+        self.init(cursor: cursor, limit: pageLimit, filter: filter)
+    }
+}

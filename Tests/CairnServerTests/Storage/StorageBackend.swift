@@ -1,0 +1,67 @@
+import CairnProtocol
+import CairnServer
+import Foundation
+import Testing
+
+/// A storage backend the conformance suite runs against: each test gets a fresh, empty storage.
+struct StorageBackend: Sendable, CustomTestStringConvertible {
+    let name: String
+    let open: @Sendable (URL) async throws -> any ServerStorage
+
+    /// Every backend; a new one is added here and must pass the whole suite.
+    static let all: [StorageBackend] = [.sqlite]
+
+    /// The embedded SQLite database.
+    static let sqlite = StorageBackend(name: "SQLite") { directory in
+        try SQLiteStorage(path: directory.appendingPathComponent("cairn.sqlite").path)
+    }
+
+    var testDescription: String { name }
+
+    /// Runs `body` with a new storage in a temporary directory, removed afterwards.
+    func withStorage<T>(_ body: (any ServerStorage) async throws -> T) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-storage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await body(try await open(directory))
+    }
+
+    /// Runs `body` with a new storage holding the projects `field` and `other`.
+    func withProjects<T>(_ body: (any ServerStorage) async throws -> T) async throws -> T {
+        try await withStorage { storage in
+            try await storage.createProject(name: "field", now: StorageFixtures.epoch)
+            try await storage.createProject(name: "other", now: StorageFixtures.epoch)
+            return try await body(storage)
+        }
+    }
+}
+
+/// Rows and helpers the conformance tests share.
+enum StorageFixtures {
+    static let epoch = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static let notes = CollectionSchema(
+        name: "notes", fields: [FieldSchema(name: "title", type: .string), FieldSchema(name: "done", type: .boolean)])
+
+    /// A row at `version` with `data` (a tombstone when `deleted`).
+    static func row(_ id: String, _ version: Int64, _ data: String = "{}", deleted: Bool = false, fields: [String: Int64] = [:]) -> RecordRow {
+        RecordRow(
+            id: id, version: version, updatedAt: "2027-01-15T08:00:00Z", updatedBy: "alice", deleted: deleted, dataText: data,
+            fieldVersions: fields)
+    }
+
+    /// Writes `rows` of `collection` and moves the head to the highest version, in one transaction.
+    static func commit(_ rows: [RecordRow], collection: String = "notes", project: String = "field", at time: Date = epoch,
+                       in storage: any ServerStorage) async throws {
+        try await storage.withProjectWriteTransaction(project: project) { transaction in
+            for row in rows { try await transaction.writeRecord(row, collection: collection, changedAt: time) }
+            if let high = rows.map(\.version).max() { try await transaction.setHeadVersion(high) }
+            return .commit(())
+        }
+    }
+
+    /// The head version, read in a transaction that writes nothing.
+    static func head(_ storage: any ServerStorage, project: String = "field") async throws -> Int64 {
+        try await storage.withProjectWriteTransaction(project: project) { .commit(try await $0.headVersion()) }
+    }
+}

@@ -1,0 +1,141 @@
+import CairnProtocol
+import CairnServer
+import Foundation
+import Testing
+
+/// The storage contract, run against every backend: the transaction primitives and the feed ranges that the
+/// sync layer's rules are built on.
+@Suite("Storage conformance: transactions and records")
+struct StorageConformanceTests {
+    typealias F = StorageFixtures
+
+    @Test("a new project's head version is 0; commit keeps it, rollback and a thrown error discard it", arguments: StorageBackend.all)
+    func headVersion(backend: StorageBackend) async throws {
+        try await backend.withProjects { storage in
+            #expect(try await F.head(storage) == 0)
+            try await storage.withProjectWriteTransaction(project: "field") { transaction in
+                try await transaction.setHeadVersion(5)
+                #expect(try await transaction.headVersion() == 5)
+                return .commit(())
+            }
+            #expect(try await F.head(storage) == 5)
+            #expect(try await F.head(storage, project: "other") == 0)
+            let answered = try await storage.withProjectWriteTransaction(project: "field") { transaction in
+                try await transaction.setHeadVersion(9)
+                try await transaction.writeRecord(F.row("r1", 9), collection: "notes", changedAt: F.epoch)
+                return .rollback("rolled back")
+            }
+            #expect(answered == "rolled back")
+            struct Failure: Error {}
+            await #expect(throws: Failure.self) {
+                try await storage.withProjectWriteTransaction(project: "field") { transaction -> TransactionEnd<Void> in
+                    try await transaction.setHeadVersion(11)
+                    try await transaction.writeRecord(F.row("r2", 11), collection: "notes", changedAt: F.epoch)
+                    _ = try await transaction.headVersion()
+                    throw Failure()
+                }
+            }
+            #expect(try await F.head(storage) == 5)
+            let left = try await storage.withProjectWriteTransaction(project: "field") {
+                .commit(try await $0.currentRecords(collection: "notes", ids: ["r1", "r2"]))
+            }
+            #expect(left.isEmpty)
+        }
+    }
+
+    @Test("write transactions of a project run one at a time: no two hand out the same version", arguments: StorageBackend.all)
+    func writeLockSerialises(backend: StorageBackend) async throws {
+        try await backend.withProjects { storage in
+            let writers = 4, rounds = 15
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<writers {
+                    group.addTask {
+                        for round in 0..<rounds {
+                            try await storage.withProjectWriteTransaction(project: "field") { transaction in
+                                let version = try await transaction.headVersion() + 1
+                                await Task.yield()
+                                try await transaction.writeRecord(F.row("w\(writer)-\(round)", version), collection: "notes", changedAt: F.epoch)
+                                try await transaction.setHeadVersion(version)
+                                return .commit(())
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await F.head(storage) == Int64(writers * rounds))
+            let range = try await storage.feedRange(
+                project: "field", collection: F.notes, since: 0, snapshotHigh: nil, limit: 1000, filter: nil)
+            #expect(range.rows.map(\.version) == Array(1...Int64(writers * rounds)))
+        }
+    }
+
+    @Test("remembered operations are found by their exact bytes, per project, and within their own transaction", arguments: StorageBackend.all)
+    func rememberedOperations(backend: StorageBackend) async throws {
+        try await backend.withProjects { storage in
+            let composed = RememberedOperation(opId: "caf\u{E9}", fingerprint: "f1", result: #"{"opId":"café","status":"rejected"}"#)
+            let plain = RememberedOperation(opId: "op-1", fingerprint: "f2", result: #"{"status":"applied"}"#)
+            try await storage.withProjectWriteTransaction(project: "field") { transaction in
+                try await transaction.rememberOperation(composed, at: F.epoch)
+                try await transaction.rememberOperation(plain, at: F.epoch)
+                #expect(try await transaction.rememberedOperations(["op-1"]) == [plain])
+                return .commit(())
+            }
+            let found = try await storage.withProjectWriteTransaction(project: "field") { transaction in
+                .commit(try await transaction.rememberedOperations(["cafe\u{301}", "op-1", "missing"]))
+            }
+            #expect(found == [plain])
+            let exact = try await storage.withProjectWriteTransaction(project: "field") {
+                .commit(try await $0.rememberedOperations(["caf\u{E9}"]))
+            }
+            #expect(exact.map { Array($0.opId.utf8) } == [Array("caf\u{E9}".utf8)])
+            #expect(exact.first?.result == composed.result)
+            let elsewhere = try await storage.withProjectWriteTransaction(project: "other") {
+                .commit(try await $0.rememberedOperations(["op-1"]))
+            }
+            #expect(elsewhere.isEmpty)
+        }
+    }
+
+    @Test("records are written and read back with their field versions; a write replaces the row; collections are apart", arguments: StorageBackend.all)
+    func recordsRoundTrip(backend: StorageBackend) async throws {
+        try await backend.withProjects { storage in
+            let first = F.row("n1", 1, #"{"done":false,"title":"é \"q\""}"#, fields: ["done": 1, "title": 1, "x\"y": Int64.max])
+            let other = F.row("n1", 2, #"{"message":"elsewhere"}"#, fields: ["message": 2])
+            try await F.commit([first], in: storage)
+            try await F.commit([other], collection: "logs", in: storage)
+            let read = try await storage.withProjectWriteTransaction(project: "field") {
+                .commit(try await $0.currentRecords(collection: "notes", ids: ["n1", "missing"]))
+            }
+            #expect(read == [first])
+            let tombstone = F.row("n1", 3, deleted: true, fields: ["done": 3, "title": 3, "x\"y": Int64.max])
+            try await storage.withProjectWriteTransaction(project: "field") { transaction in
+                try await transaction.writeRecord(tombstone, collection: "notes", changedAt: F.epoch)
+                // A read in the transaction sees its own write.
+                #expect(try await transaction.currentRecords(collection: "notes", ids: ["n1"]) == [tombstone])
+                try await transaction.setHeadVersion(3)
+                return .commit(())
+            }
+            let after = try await storage.withProjectWriteTransaction(project: "field") { transaction in
+                .commit(try await transaction.currentRecords(collection: "notes", ids: ["n1"])
+                    + transaction.currentRecords(collection: "logs", ids: ["n1"]))
+            }
+            #expect(after == [tombstone, other])
+            let elsewhere = try await storage.withProjectWriteTransaction(project: "other") {
+                .commit(try await $0.currentRecords(collection: "notes", ids: ["n1"]))
+            }
+            #expect(elsewhere.isEmpty)
+        }
+    }
+
+    @Test("live versions list live records by id with the head version", arguments: StorageBackend.all)
+    func liveVersions(backend: StorageBackend) async throws {
+        try await backend.withProjects { storage in
+            try await F.commit([F.row("b", 1), F.row("a", 2), F.row("c", 3, deleted: true)], in: storage)
+            let live = try await storage.liveVersions(project: "field", collection: "notes")
+            #expect(live.head == 3)
+            #expect(live.pairs.map(\.0) == ["a", "b"])
+            #expect(live.pairs.map(\.1) == [2, 1])
+        }
+    }
+}
