@@ -20,14 +20,15 @@ struct LocalMigrationTests {
         }
         try LocalMigrations.migrator.migrate(database)
         try database.write { db in
-            let queued = try PendingOperation.fetchAll(db)
+            let queue = QueueTable()
+            let queued = try queue.all(db)
             #expect(queued.map(\.opId) == ["op-1", "op-2", "op-3"])
             #expect(queued.map(\.attempts) == [0, 3, 1])
             #expect(queued.map(\.data) == Array(repeating: ["title": "t"], count: 3))
             // Leaving the queue forgets the attempts too.
             try db.execute(sql: "DELETE FROM cairn_queue WHERE seq = 2")
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM cairn_attempts") == 1)
-            #expect(try PendingOperation.fetchLatest(db, collection: "notes", id: "n-3")?.attempts == 1)
+            #expect(try queue.newest(db, collection: "notes", id: "n-3")?.attempts == 1)
         }
     }
 }

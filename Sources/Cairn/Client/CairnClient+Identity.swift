@@ -24,5 +24,5 @@ extension CairnClient {
     }
 
     /// The id the server gave this client (sent as `Cairn-Client-ID`).
-    public var clientID: String? { try? store.meta(.clientID) }
+    public var clientID: String? { store.clientID }
 }

@@ -10,7 +10,11 @@ extension CairnClient {
     public static func open(_ configuration: CairnConfiguration, transport: (any HTTPTransport)? = nil) async throws -> CairnClient {
         guard Names.isValidProjectName(configuration.project) else { throw CairnError.invalid("project \"\(configuration.project)\" is not a valid name") }
         let store: LocalStore
-        do { store = try LocalStore(location: configuration.store) } catch { throw CairnError.store(error) }
+        do {
+            store = try LocalStore.open(configuration.store, configuration: StoreConfiguration(wallClock: configuration.wallClock))
+        } catch {
+            throw CairnError.store(error)
+        }
         let client = await make(configuration, store: store, transport: transport)
 
         let owner = try store.meta(.user)
@@ -32,12 +36,9 @@ extension CairnClient {
                 try store.wipe()
             }
         }
-        try await store.writer.write { db in
-            try LocalStore.setMeta(db, .user, configuration.credentials.user)
-            try LocalStore.setMeta(db, .server, configuration.serverURL.absoluteString)
-            try LocalStore.setMeta(db, .project, configuration.project)
-            try LocalStore.setMeta(db, .device, configuration.device)
-        }
+        try store.rememberIdentity(
+            user: configuration.credentials.user, server: configuration.serverURL.absoluteString, project: configuration.project,
+            device: configuration.device)
 
         guard configuration.connectOnOpen else {
             guard store.schema != nil else {
@@ -48,9 +49,9 @@ extension CairnClient {
         }
         do {
             try await client.engine.refreshSchema()
-            if try store.meta(.clientID) == nil {
+            if store.clientID == nil {
                 let id = try await client.api.registerClient(device: configuration.device, app: configuration.app)
-                try store.setMeta(.clientID, id)
+                try store.setClientID(id)
             }
         } catch let error as CairnError where error.isRetryable {
             // Offline: work from the last known schema.
@@ -72,7 +73,7 @@ extension CairnClient {
     public static func storedIdentity(at path: String) throws -> (server: URL, project: String, user: String)? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let store: LocalStore
-        do { store = try LocalStore(location: .file(path)) } catch { throw CairnError.store(error) }
+        do { store = try LocalStore.open(.file(path)) } catch { throw CairnError.store(error) }
         guard let server = try store.meta(.server).flatMap(URL.init(string:)), let project = try store.meta(.project),
             let user = try store.meta(.user)
         else { return nil }
@@ -94,7 +95,7 @@ extension CairnClient {
         let api = RemoteAPI(
             baseURL: configuration.serverURL, project: configuration.project, transport: transport ?? defaultTransport(configuration),
             auth: auth, retry: configuration.retry, timeout: configuration.requestTimeout, clock: configuration.clock,
-            clientID: { try? store.meta(.clientID) })
+            clientID: { store.clientID })
         let client = CairnClient(configuration: configuration, store: store, api: api, auth: auth)
         await auth.bind(signIn: { try await api.login($0) }, refresh: { try await api.refresh($0) })
         return client

@@ -17,43 +17,26 @@ struct PulledPage: Sendable {
     var bytes: Int
 }
 
-/// A collection's download state.
-struct CollectionPullState: Sendable {
-    var cursor: String?
-    var firstPullDone: Bool
-    var needsPull: Bool
-    var pulling: Bool
-    var resyncing: Bool
-}
-
 extension LocalStore {
+    /// A collection's download state.
     func pullState(_ collection: String) throws -> CollectionPullState {
-        try writer.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM cairn_collections WHERE name = ?", arguments: [collection]) else {
-                return CollectionPullState(cursor: nil, firstPullDone: false, needsPull: true, pulling: false, resyncing: false)
-            }
-            return CollectionPullState(cursor: row["cursor"], firstPullDone: row["first_pull_done"], needsPull: row["needs_pull"],
-                                       pulling: row["pulling"], resyncing: row["resyncing"])
-        }
+        try writer.read { db in try cursors.state(db, collection) }
     }
 
     /// Starts over with a snapshot after `410 cursor_expired`: local records absent from the snapshot are dropped
     /// when it completes (records with pending changes are kept).
     func beginResync(_ collection: String) throws {
-        try writer.write { db in
-            try db.execute(sql: "UPDATE cairn_collections SET cursor = NULL, resyncing = 1 WHERE name = ?", arguments: [collection])
-            try db.execute(sql: "DELETE FROM cairn_resync WHERE collection = ?", arguments: [collection])
-        }
+        try writer.write { db in try cursors.beginResync(db, collection) }
     }
 
-    /// Forgets a collection's cursor, so the next pull takes a fresh snapshot (when its download filter changed).
+    /// Forgets a collection's cursor when its download filter changed, so the next pull takes a fresh snapshot.
     func resetCursor(_ collection: String, filter: String?) throws {
-        try writer.write { db in
-            let previous = try String.fetchOne(db, sql: "SELECT filter FROM cairn_collections WHERE name = ?", arguments: [collection])
-            guard previous != filter else { return }
-            try db.execute(sql: "UPDATE cairn_collections SET cursor = NULL, resyncing = 1, filter = ? WHERE name = ?", arguments: [filter, collection])
-            try db.execute(sql: "DELETE FROM cairn_resync WHERE collection = ?", arguments: [collection])
-        }
+        try writer.write { db in try cursors.useFilter(db, collection, filter: filter) }
+    }
+
+    /// Notes that a pull of `collection` started (for `hasPendingDownload` after a crash).
+    func markPulling(_ collection: String) throws {
+        try writer.write { db in try cursors.markPulling(db, collection) }
     }
 
     /// Reads a pulled page (no database access: it may run while another page is being applied).
@@ -73,84 +56,33 @@ extension LocalStore {
 
     /// Applies a scanned page and its cursor in one transaction. Records with local changes keep showing them;
     /// only their server state moves on.
-    func apply(_ page: PulledPage, collection name: String, now: Date = Date()) throws -> AppliedPage {
-        let table = CollectionTable(schema: try collection(name))
-        let cursor = page.cursor, hasMore = page.hasMore
+    func applyPage(_ page: PulledPage, collection name: String) throws -> AppliedPage {
+        let table = try self.table(name)
+        let date = now
         return try writeBookkeeping { db in
-            let pendingIDs = Set(try String.fetchAll(db, sql: "SELECT record_id FROM cairn_shadow WHERE collection = ?", arguments: [name]))
-            let upsert = try db.cachedStatement(sql: table.pulledUpsertSQL)
-            let remove = try db.cachedStatement(sql: "DELETE FROM \(table.quotedName) WHERE id = ? AND cairn_pending = 0")
-            let moveServerState = try db.cachedStatement(sql: """
-                UPDATE cairn_shadow SET server_version = ?, server_data = ?, server_deleted = ?
-                WHERE collection = ? AND record_id = ? AND coalesce(server_version, 0) <= ?
-                """)
+            let pendingIDs = try shadows.recordIDs(db, collection: name)
+            let rows = try table.pulledRowWriter(db)
             for change in page.changes {
                 if pendingIDs.contains(change.id) {
-                    try moveServerState.execute(arguments: [
-                        change.version, change.removed ? nil : change.dataText, change.removed, name, change.id, change.version,
-                    ])
-                } else if change.removed {
-                    try remove.execute(arguments: [change.id])
+                    try shadows.moveServerState(db, collection: name, to: change)
                 } else {
-                    var arguments: [DatabaseValue] = [change.id.databaseValue]
-                    arguments += table.columnValues(scanned: change.fields)
-                    arguments += [(change.dataText ?? "{}").databaseValue, change.version.databaseValue, change.updatedAt.databaseValue,
-                                  change.updatedBy.databaseValue]
-                    try upsert.execute(arguments: StatementArguments(arguments))
+                    try rows.write(change)
                 }
             }
-
-            let resyncing = try Bool.fetchOne(db, sql: "SELECT resyncing FROM cairn_collections WHERE name = ?", arguments: [name]) ?? false
-            if resyncing {
-                let seen = try db.cachedStatement(sql: "INSERT OR IGNORE INTO cairn_resync (collection, record_id) VALUES (?, ?)")
-                for change in page.changes where !change.removed { try seen.execute(arguments: [name, change.id]) }
-                if !hasMore {
-                    try finishResync(db, table: table)
-                }
+            if try cursors.noteListed(db, name, ids: page.changes.lazy.filter { !$0.removed }.map(\.id)), !page.hasMore {
+                // The fresh snapshot is complete: what it did not list is gone, unless it holds local changes.
+                try table.removeUnlisted(db)
+                try shadows.markServerDeleted(db, collection: name, unlessListedIn: CursorTable.listedIDsSQL)
+                try cursors.endResync(db, name)
             }
-            try db.execute(sql: """
-                UPDATE cairn_collections SET cursor = ?, pulling = ?, needs_pull = CASE WHEN ? THEN needs_pull ELSE 0 END,
-                       first_pull_done = CASE WHEN ? THEN first_pull_done ELSE 1 END, last_pull_at = ?
-                WHERE name = ?
-                """, arguments: [cursor, hasMore, hasMore, hasMore, now.timeIntervalSince1970, name])
-            return AppliedPage(changes: page.changes.count, bytes: page.bytes, hasMore: hasMore)
-        }
-    }
-
-    /// After a fresh snapshot: drop the records it did not list, unless they hold local changes.
-    private func finishResync(_ db: Database, table: CollectionTable) throws {
-        try db.execute(sql: """
-            DELETE FROM \(table.quotedName) WHERE cairn_pending = 0
-              AND id NOT IN (SELECT record_id FROM cairn_resync WHERE collection = ?)
-            """, arguments: [table.name])
-        try db.execute(sql: """
-            UPDATE cairn_shadow SET server_deleted = 1, server_data = NULL
-            WHERE collection = ?1 AND record_id NOT IN (SELECT record_id FROM cairn_resync WHERE collection = ?1)
-            """, arguments: [table.name])
-        try db.execute(sql: "DELETE FROM cairn_resync WHERE collection = ?", arguments: [table.name])
-        try db.execute(sql: "UPDATE cairn_collections SET resyncing = 0 WHERE name = ?", arguments: [table.name])
-    }
-
-    /// Notes that a pull of `collection` started (for `hasPendingDownload` after a crash).
-    func markPulling(_ collection: String) throws {
-        try writer.write { db in
-            try db.execute(sql: "UPDATE cairn_collections SET pulling = 1 WHERE name = ?", arguments: [collection])
+            try cursors.commit(db, name, cursor: page.cursor, hasMore: page.hasMore, at: date)
+            return AppliedPage(changes: page.changes.count, bytes: page.bytes, hasMore: page.hasMore)
         }
     }
 
     /// The `(id, version)` pairs of the server states this replica holds, for ``CollectionDigest``.
     func serverPairs(_ collection: String) throws -> [(String, Int64)] {
-        let table = CollectionTable(schema: try self.collection(collection))
-        return try writer.read { db in
-            var pairs: [(String, Int64)] = []
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT id, cairn_version FROM \(table.quotedName)
-                WHERE id NOT IN (SELECT record_id FROM cairn_shadow WHERE collection = ?1)
-                UNION ALL
-                SELECT record_id, server_version FROM cairn_shadow WHERE collection = ?1 AND server_deleted = 0
-                """, arguments: [collection])
-            while let row = try rows.next() { pairs.append((row[0], row[1])) }
-            return pairs
-        }
+        let table = try self.table(collection)
+        return try writer.read { db in try table.serverStates(db) }
     }
 }

@@ -3,88 +3,71 @@ import Foundation
 import GRDB
 
 extension LocalStore {
+    /// The changes waiting for upload, oldest first.
     func pendingOperations() throws -> [PendingOperation] {
-        try writer.read { db in try PendingOperation.fetchAll(db) }
+        try writer.read { db in try queue.all(db) }
     }
 
+    /// The uploads the server rejected, oldest first.
     func failedOperations() throws -> [FailedOperation] {
-        try writer.read { db in try FailedOperation.fetchAll(db) }
+        try writer.read { db in try failed.all(db) }
     }
 
     /// Drops every local change of these records (queued and failed) and shows the last server state again.
     func undoChanges(collection: String, ids: [String]) throws {
-        let table = CollectionTable(schema: try self.collection(collection))
+        let table = try self.table(collection)
         try writer.write { db in
             for id in ids {
-                try db.execute(sql: "DELETE FROM cairn_queue WHERE collection = ? AND record_id = ?", arguments: [collection, id])
-                try db.execute(sql: "DELETE FROM cairn_failed WHERE collection = ? AND record_id = ?", arguments: [collection, id])
+                try queue.removeAll(db, collection: collection, id: id)
+                try failed.removeAll(db, collection: collection, id: id)
                 try rebuildVisible(db, table: table, id: id)
             }
         }
     }
 
-    /// Removes one queued operation and recomputes its record from what remains.
+    /// Removes one queued operation and recomputes its record from what remains. A change that waited for it
+    /// waits for what it waited for, or builds on its base.
     func cancel(opId: String) throws {
         try writer.write { db in
-            guard let row = try Row.fetchOne(db, sql: PendingOperation.selectSQL + " WHERE q.op_id = ?", arguments: [opId]) else {
+            guard let operation = try queue.operation(db, opId: opId) else {
                 throw CairnError(.notFound, "no queued operation has opId \(opId)")
             }
-            let operation = PendingOperation(row: row)
-            try db.execute(sql: "DELETE FROM cairn_queue WHERE seq = ?", arguments: [operation.sequence])
-            // A change that waited for this one now builds on its base.
-            let shadow = try Shadow.fetch(db, operation.collection, operation.recordID)
-            try db.execute(sql: "UPDATE cairn_queue SET waits_for = ?, base_version = CASE WHEN op = 'create' THEN NULL ELSE ? END WHERE waits_for = ?",
-                           arguments: [operation.waitsFor, operation.waitsFor == nil ? shadow?.baseVersion : nil, opId])
-            try rebuildVisible(db, table: CollectionTable(schema: try collection(operation.collection)), id: operation.recordID)
+            try queue.remove(db, sequence: operation.sequence)
+            let base = operation.waitsFor == nil ? try shadows.baseVersion(db, collection: operation.collection, id: operation.recordID) ?? nil : nil
+            try queue.release(db, [QueueTable.Release(opId: opId, baseVersion: base, next: operation.waitsFor)])
+            try rebuildVisible(db, table: try table(operation.collection), id: operation.recordID)
         }
     }
 
-    /// Queues a failed operation again under a new opId, with `data` replacing its payload when given.
-    func retryFailed(id: Int64, data: [String: JSONValue]?, now: Date = Date()) throws {
+    /// Queues a failed operation again under a new opId (after the record's queued changes), with `data` replacing
+    /// its payload when given.
+    func retryFailed(id: Int64, data: [String: JSONValue]?) throws {
+        let date = now
         try writer.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM cairn_failed WHERE id = ?", arguments: [id]) else {
+            guard let operation = try failed.operation(db, id: id) else {
                 throw CairnError(.notFound, "no failed operation has id \(id)")
             }
-            let failed = FailedOperation(row: row)
-            let collection = try collection(failed.collection)
-            let payload = data ?? failed.data
-            if let payload, failed.kind != .patch {
-                do throws(ErrorBody) { try collection.validate(data: payload) } catch { throw CairnError(error.code, error.message) }
+            let table = try table(operation.collection)
+            let payload = data ?? operation.data
+            if let payload, operation.kind != .patch {
+                do throws(ErrorBody) { try table.schema.validate(data: payload) } catch { throw CairnError(error.code, error.message) }
             }
-            try db.execute(sql: "DELETE FROM cairn_failed WHERE id = ?", arguments: [id])
-            let latest = try PendingOperation.fetchLatest(db, collection: failed.collection, id: failed.recordID)
-            let shadow = try Shadow.fetch(db, failed.collection, failed.recordID)
-            try db.execute(
-                sql: "INSERT INTO cairn_queue (op_id, collection, record_id, op, base_version, data, created_at, waits_for) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: [OperationID.make(), failed.collection, failed.recordID, failed.kind.rawValue,
-                            latest == nil && failed.kind != .create ? shadow?.baseVersion : nil,
-                            payload.map { JSONValue.object($0).jsonText() }, now.timeIntervalSince1970, latest?.opId])
-            try rebuildVisible(db, table: CollectionTable(schema: collection), id: failed.recordID)
+            try failed.remove(db, id: id)
+            let base = try shadows.baseVersion(db, collection: operation.collection, id: operation.recordID) ?? nil
+            try queue.enqueue(db, collection: operation.collection, id: operation.recordID, QueueCombiner.Change(operation.kind, payload),
+                              base: base, combining: false, at: date)
+            try rebuildVisible(db, table: table, id: operation.recordID)
         }
     }
 
     /// Deletes a failed operation and recomputes its record without it.
     func discardFailed(id: Int64) throws {
         try writer.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM cairn_failed WHERE id = ?", arguments: [id]) else {
+            guard let operation = try failed.operation(db, id: id) else {
                 throw CairnError(.notFound, "no failed operation has id \(id)")
             }
-            let failed = FailedOperation(row: row)
-            try db.execute(sql: "DELETE FROM cairn_failed WHERE id = ?", arguments: [id])
-            try rebuildVisible(db, table: CollectionTable(schema: try collection(failed.collection)), id: failed.recordID)
+            try failed.remove(db, id: id)
+            try rebuildVisible(db, table: try table(operation.collection), id: operation.recordID)
         }
-    }
-
-    /// Deletes every record, queue entry, cursor and remembered identity: the store is as new.
-    func wipe() throws {
-        try writer.write { db in
-            for collection in schema?.collections ?? [] {
-                try db.execute(sql: "DROP TABLE IF EXISTS \(CollectionTable.quote(collection.name))")
-            }
-            for table in ["cairn_meta", "cairn_collections", "cairn_resync", "cairn_queue", "cairn_shadow", "cairn_failed", "cairn_conflicts", "cairn_events"] {
-                try db.execute(sql: "DELETE FROM \(table)")
-            }
-        }
-        setCachedSchema(nil)
     }
 }

@@ -1,17 +1,18 @@
 import CairnProtocol
+import CairnSQL
 import Foundation
 import GRDB
 
 extension LocalStore {
     /// The SQL and arguments of a query over a collection's table.
     func compile(_ query: Query) throws -> (sql: String, arguments: StatementArguments) {
-        let table = CollectionTable(schema: try collection(query.collection))
+        let table = try self.table(query.collection)
         var sql = "SELECT id, cairn_data, cairn_version, cairn_pending, cairn_updated_at, cairn_updated_by FROM \(table.quotedName)"
         var arguments: [DatabaseValue] = []
         if let filter = query.filter {
             let compiled: CompiledFilter
             do {
-                compiled = try FilterSQL.compile(filter, collection: table.schema, fieldExpression: table.fieldAccess)
+                compiled = try FilterSQL.compile(filter, collection: table.schema, dialect: .sqlite, fieldExpression: table.fieldAccess)
             } catch {
                 throw CairnError(wrapping: error)
             }
@@ -46,7 +47,7 @@ extension LocalStore {
     }
 
     func record(_ collection: String, id: String) throws -> LocalRecord? {
-        let table = CollectionTable(schema: try self.collection(collection))
+        let table = try self.table(collection)
         return try writer.read { db in try table.row(db, id: id)?.record }
     }
 

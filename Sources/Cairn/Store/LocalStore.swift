@@ -3,57 +3,117 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// The client's SQLite store: one typed table per collection (named after it), plus Cairn's own `cairn_` tables
-/// for the upload queue, base states, cursors, conflicts, failures and history.
+/// The client's SQLite store: a small facade over tables that own their SQL. One typed table per collection (named
+/// after it) holds what the app reads; Cairn's own `cairn_` tables hold the upload queue and failed uploads, the
+/// shadows of records with local changes, pull cursors, conflicts, history and facts about the store.
 ///
-/// Every local write and its queue entry commit in one transaction; every pulled page and its cursor too.
+/// Its methods are named after what the app and the sync engine mean to do (`write`, `takeBatch`, `record(results:)`,
+/// `apply(_:collection:)`), and each runs in one transaction: a local write and its queue entry commit together,
+/// and so do a pulled page and its cursor.
+///
+/// ```swift
+/// let store = try LocalStore(writer: DatabaseQueue(), configuration: StoreConfiguration())
+/// try store.apply(schema: schema, etag: nil)
+/// try store.write(collection: "notes", id: "n-1", change: .save(["title": "Check exits"]))
+/// ```
 final class LocalStore: Sendable {
+    /// The database.
     let writer: any DatabaseWriter
-    private let cachedSchema = Mutex<Schema?>(nil)
+    /// The clock and limits.
+    let configuration: StoreConfiguration
 
-    init(location: StoreLocation) throws {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.foreignKeysEnabled = true
-        switch location {
-        case .file(let path):
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            configuration.prepareDatabase { db in
-                // FULL: a write that returned survives a power cut too.
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-                try db.execute(sql: "PRAGMA cache_size = -8192")
-                // Checkpoint the WAL every 16 MB rather than every 4 MB: sync bookkeeping rewrites the same pages
-                // often, and a sync ends with a checkpoint of its own (see `checkpoint()`).
-                try db.execute(sql: "PRAGMA wal_autocheckpoint = 4000")
-                try db.execute(sql: "PRAGMA journal_size_limit = 33554432")
-                // Some system builds (Debian's) default to secure_delete = ON, which also writes every page an
-                // acknowledged upload frees. FAST still zeroes deleted content on pages that stay in use.
-                try db.execute(sql: "PRAGMA secure_delete = FAST")
-            }
-            writer = try DatabasePool(path: path, configuration: configuration)
-        case .inMemory:
-            writer = try DatabaseQueue(configuration: configuration)
-        }
-        try LocalMigrations.migrator.migrate(writer)
-        if let text = try writer.read({ db in try Self.meta(db, .schema) }) {
-            cachedSchema.withLock { $0 = try? CairnJSON.decode(Schema.self, from: Array(text.utf8)) }
+    /// Facts about the store: owner, server, schema, client id.
+    let metaTable = MetaTable()
+    /// Pull cursors and resync state.
+    let cursors = CursorTable()
+    /// The upload queue and attempt counts.
+    let queue = QueueTable()
+    /// Rejected uploads.
+    let failed = FailedTable()
+    /// The base and server states of records with local changes.
+    let shadows = ShadowTable()
+    /// Resolved conflicts.
+    let conflictLog = ConflictTable()
+    /// Sync runs.
+    let syncHistory = HistoryTable()
+
+    /// Cairn's own tables, each once; the collection tables of the current schema follow them in ``registry``.
+    var ownTables: [any StoreTable] { [metaTable, cursors, queue, failed, shadows, conflictLog, syncHistory] }
+
+    /// Every table the store holds: Cairn's own, then one per collection of the current schema. Wiping walks it.
+    var registry: [any StoreTable] {
+        let collections = loaded.withLock { $0.tables.values.sorted { $0.name < $1.name } }
+        return ownTables + collections.map { $0 as any StoreTable }
+    }
+
+    /// What is read once and kept: the schema with its tables' SQL, and the client id sent with every request.
+    private struct Loaded {
+        var schema: Schema?
+        var tables: [String: CollectionTable] = [:]
+        var clientID: String?
+
+        mutating func use(_ schema: Schema?) {
+            self.schema = schema
+            tables = Dictionary((schema?.collections ?? []).map { ($0.name, CollectionTable(schema: $0)) }) { first, _ in first }
         }
     }
+
+    private let loaded = Mutex(Loaded())
+
+    /// Opens a store on `writer`, migrating Cairn's tables first.
+    ///
+    /// The writer's configuration decides durability: ``open(_:configuration:)`` makes file databases wait for the
+    /// disk on every app write (`synchronous = FULL`); sync bookkeeping relaxes that per transaction
+    /// (``writeBookkeeping(_:)``).
+    init(writer: any DatabaseWriter, configuration: StoreConfiguration = StoreConfiguration()) throws {
+        self.writer = writer
+        self.configuration = configuration
+        try LocalMigrations.migrator.migrate(writer)
+        let (schemaText, clientID) = try writer.read { db in
+            (try metaTable.value(db, .schema), try metaTable.value(db, .clientID))
+        }
+        let schema = schemaText.flatMap { try? CairnJSON.decode(Schema.self, from: Array($0.utf8)) }
+        loaded.withLock {
+            $0 = Loaded(clientID: clientID)
+            $0.use(schema)
+        }
+    }
+
+    /// The time of day, from the configured clock.
+    var now: Date { configuration.wallClock.now() }
+
+    // MARK: Schema and tables
 
     /// The last schema applied, if any.
-    var schema: Schema? { cachedSchema.withLock { $0 } }
+    var schema: Schema? { loaded.withLock { $0.schema } }
 
-    func setCachedSchema(_ schema: Schema?) { cachedSchema.withLock { $0 = schema } }
+    /// Remembers `schema` (or forgets it) and builds its tables' SQL once.
+    func use(_ schema: Schema?) { loaded.withLock { $0.use(schema) } }
 
-    /// The collection's schema, or `invalid_argument`.
-    func collection(_ name: String) throws -> CollectionSchema {
-        guard let schema else { throw CairnError(.schemaUnavailable, "No schema is known yet: connect once so the store learns it") }
-        guard let collection = schema.collection(named: name) else {
-            throw CairnError.invalid("\"\(name)\" is not a collection of this project")
-        }
-        return collection
+    /// The collection's schema; `schema_unavailable` before any schema is known, `invalid_argument` for a name
+    /// that is not a collection.
+    func collection(_ name: String) throws -> CollectionSchema { try table(name).schema }
+
+    /// The collection's table; throws as ``collection(_:)``.
+    func table(_ name: String) throws -> CollectionTable {
+        let (known, table) = loaded.withLock { ($0.schema != nil, $0.tables[name]) }
+        guard known else { throw CairnError(.schemaUnavailable, "No schema is known yet: connect once so the store learns it") }
+        guard let table else { throw CairnError.invalid("\"\(name)\" is not a collection of this project") }
+        return table
     }
+
+    // MARK: Client id
+
+    /// The id the server gave this client, kept in memory so requests do not read it from the database.
+    var clientID: String? { loaded.withLock { $0.clientID } }
+
+    /// Remembers the id the server gave this client.
+    func setClientID(_ id: String) throws {
+        try writer.write { db in try metaTable.set(db, .clientID, id) }
+        loaded.withLock { $0.clientID = id }
+    }
+
+    // MARK: Transactions
 
     /// Runs a transaction of sync bookkeeping (marking uploads, recording answers, applying pulled pages) without
     /// waiting for the disk: a power cut may undo the last of these, and then the same operations are sent again
@@ -78,41 +138,15 @@ final class LocalStore: Sendable {
         _ = try? writer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
     }
 
-    // MARK: Meta
-
-    enum MetaKey: String {
-        case schema, schemaETag = "schema_etag", user, server, project, clientID = "client_id", device
-    }
-
-    static func meta(_ db: Database, _ key: MetaKey) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT value FROM cairn_meta WHERE key = ?", arguments: [key.rawValue])
-    }
-
-    static func setMeta(_ db: Database, _ key: MetaKey, _ value: String?) throws {
-        if let value {
-            try db.execute(sql: "INSERT INTO cairn_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                           arguments: [key.rawValue, value])
-        } else {
-            try db.execute(sql: "DELETE FROM cairn_meta WHERE key = ?", arguments: [key.rawValue])
+    /// Deletes every record, queue entry, cursor and remembered identity: the store is as new. Walks ``registry``.
+    func wipe() throws {
+        let tables = registry
+        try writer.write { db in
+            for table in tables { try table.wipe(db) }
         }
+        loaded.withLock { $0 = Loaded() }
     }
-
-    func meta(_ key: MetaKey) throws -> String? { try writer.read { db in try Self.meta(db, key) } }
-
-    func setMeta(_ key: MetaKey, _ value: String?) throws { try writer.write { db in try Self.setMeta(db, key, value) } }
 }
 
 /// The server's record type (GRDB also has a `Record`).
 typealias ServerRecord = CairnProtocol.Record
-
-extension SQLArgument {
-    /// The GRDB value of a compiled filter's argument.
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .null: return .null
-        case .integer(let int): return int.databaseValue
-        case .real(let double): return double.databaseValue
-        case .text(let text): return text.databaseValue
-        }
-    }
-}

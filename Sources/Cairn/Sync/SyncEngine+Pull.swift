@@ -55,7 +55,7 @@ extension SyncEngine {
                     $0.collections[name, default: CollectionProgress()].downloadedBytes += page.bytes
                     $0.collections[name, default: CollectionProgress()].downloadedRecords += page.changes.count
                 }
-                let applied = try store.apply(page, collection: name)
+                let applied = try store.applyPage(page, collection: name)
                 summary.pulled += applied.changes
                 let firstDone = !applied.hasMore && !state.firstPullDone
                 await status.update {

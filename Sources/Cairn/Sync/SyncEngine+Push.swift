@@ -25,7 +25,7 @@ extension SyncEngine {
             let (batch, upload) = inFlight.removeFirst()
             let results = try await upload.value
             try fill(excluding: batch)
-            let conflicts = try store.record(results: results, for: batch)
+            let conflicts = try store.recordAnswers(results, for: batch)
             summary.pushed += results.filter { $0.status == .applied }.count
             summary.failed += results.filter { $0.status == .rejected }.count
             for (operation, current) in conflicts {

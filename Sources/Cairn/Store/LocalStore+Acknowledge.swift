@@ -1,0 +1,104 @@
+import CairnProtocol
+import Foundation
+import GRDB
+
+extension LocalStore {
+    /// Uploads were applied (and have left the queue): each record's base moves to its committed state. The usual
+    /// case (a create or update with nothing else pending for the record) is done for the whole batch in a few
+    /// statements.
+    func acknowledge(_ db: Database, _ applied: [(PendingOperation, ScannedResult)]) throws {
+        guard !applied.isEmpty else { return }
+        // Which records still hold local changes, and which server versions pulls already brought.
+        let keys = JSONValue.array(applied.map { .array([.string($0.0.collection), .string($0.0.recordID)]) }).jsonText()
+        let states = try Row.fetchAll(db.cachedStatement(sql: Self.acknowledgedStatesSQL), arguments: [keys])
+        var dates = DateTextCache()
+        var quick: [String: (table: CollectionTable, ids: [String], rows: [JSONValue])] = [:]
+        for ((operation, result), state) in zip(applied, states) {
+            let table = try quick[operation.collection]?.table ?? self.table(operation.collection)
+            let busy: Bool = state[0]
+            let serverVersion: Int64 = state[1] ?? 0
+            let version = result.version ?? 0
+            if !busy, serverVersion <= version, !result.deleted, operation.kind == .create || operation.kind == .update {
+                // A create or update commits exactly the local data: only the sync columns change.
+                quick[operation.collection, default: (table, [], [])].ids.append(operation.recordID)
+                quick[operation.collection]!.rows.append(.array([
+                    .string(operation.recordID), .integer(version),
+                    result.updatedAt.map { .string(dates.text($0)) } ?? .null, result.updatedBy.map(JSONValue.string) ?? .null,
+                ]))
+            } else {
+                let record: ServerRecord
+                do {
+                    record = try result.appliedRecord(id: operation.recordID)!
+                } catch {
+                    throw CairnError.badResponse("the applied record of \(operation.opId) could not be read", cause: error)
+                }
+                try acknowledge(db, table: table, operation: operation, record: record, dates: &dates, hasMoreChanges: busy,
+                                serverVersion: serverVersion)
+            }
+        }
+        for (name, entry) in quick {
+            try entry.table.acknowledge(db, rows: entry.rows)
+            try shadows.remove(db, collection: name, ids: entry.ids)
+        }
+    }
+
+    /// For each `[collection, id]` of a JSON array, in order: whether the record still has queued or failed
+    /// changes, and the server version its shadow knows.
+    private static let acknowledgedStatesSQL = """
+        SELECT EXISTS (SELECT 1 FROM cairn_queue q WHERE q.collection = k.value ->> '$[0]' AND q.record_id = k.value ->> '$[1]')
+               OR EXISTS (SELECT 1 FROM cairn_failed f WHERE f.collection = k.value ->> '$[0]' AND f.record_id = k.value ->> '$[1]'),
+               (SELECT coalesce(server_version, 0) FROM cairn_shadow s WHERE s.collection = k.value ->> '$[0]' AND s.record_id = k.value ->> '$[1]')
+        FROM json_each(?) AS k ORDER BY k.key
+        """
+
+    /// One applied upload outside the usual case: the record still has changes, a pull brought a newer server
+    /// state, it was deleted, or a patch whose committed data may differ from the local data.
+    private func acknowledge(
+        _ db: Database, table: CollectionTable, operation: PendingOperation, record: ServerRecord, dates: inout DateTextCache,
+        hasMoreChanges moreChanges: Bool, serverVersion: Int64
+    ) throws {
+        let updatedAt = record.updatedAt.map { dates.text($0) }
+        if !moreChanges, serverVersion <= record.version {
+            // Nothing else is pending for this record, so it shows the committed state.
+            try shadows.remove(db, collection: table.name, id: operation.recordID)
+            if record.deleted {
+                try table.remove(db, id: operation.recordID)
+                return
+            }
+            // A create or update commits exactly the local data; a patch may have merged other changes.
+            let exact = operation.kind == .create || operation.kind == .update
+            let committed = exact ? nil : JSONValue.object(record.data).jsonText()
+            if try !table.acknowledge(db, id: operation.recordID, version: record.version, updatedAt: updatedAt, updatedBy: record.updatedBy,
+                                      data: committed) {
+                try table.upsert(db, id: operation.recordID, data: record.data, version: record.version, pending: false,
+                                 updatedAt: updatedAt, updatedBy: record.updatedBy)
+            }
+            return
+        }
+        var shadow = try shadows.shadow(db, collection: table.name, id: operation.recordID) ?? Shadow()
+        shadow.baseVersion = record.version
+        shadow.baseData = record.deleted ? nil : record.data
+        if record.version >= (shadow.serverVersion ?? 0) {
+            shadow.serverVersion = record.version
+            shadow.serverData = shadow.baseData
+        }
+        try shadows.save(db, shadow, collection: table.name, id: operation.recordID)
+        if moreChanges {
+            try table.setSyncColumns(db, id: operation.recordID, version: record.version, updatedAt: updatedAt, updatedBy: record.updatedBy)
+        } else {
+            try rebuildVisible(db, table: table, id: operation.recordID)
+        }
+    }
+}
+
+/// Formats commit times once per distinct date: a batch's results share one.
+struct DateTextCache {
+    private var last: (Date, String)?
+
+    mutating func text(_ date: Date) -> String {
+        if let last, last.0 == date { return last.1 }
+        let text = RFC3339.string(from: date)
+        last = (date, text)
+        return text
+    }
+}

@@ -1,0 +1,62 @@
+import CairnProtocol
+import Foundation
+import GRDB
+
+extension LocalStore {
+    /// The conflict as a resolver sees it.
+    func conflict(for operation: PendingOperation, current: ServerRecord) throws -> Conflict {
+        let table = try self.table(operation.collection)
+        return try writer.read { db in
+            let shadow = try shadows.shadow(db, collection: operation.collection, id: operation.recordID)
+            let visible = try table.row(db, id: operation.recordID)
+            return Conflict(collection: operation.collection, id: operation.recordID, base: shadow?.baseData, local: visible?.data,
+                            server: current.deleted ? nil : current.data, serverVersion: current.version)
+        }
+    }
+
+    /// Ends a conflict: records it, replaces the record's queued changes with the resolution (uploaded on top of
+    /// the server's version), and shows the resolved state.
+    func resolve(_ conflict: Conflict, resolution: Resolution, current: ServerRecord) throws {
+        let table = try self.table(conflict.collection)
+        let date = now
+        try writer.write { db in
+            try queue.removeAll(db, collection: conflict.collection, id: conflict.id)
+            // The server's state is the base of whatever is uploaded next.
+            var shadow = try shadows.shadow(db, collection: conflict.collection, id: conflict.id) ?? Shadow()
+            shadow.baseVersion = current.version
+            shadow.baseData = conflict.server
+            if current.version >= (shadow.serverVersion ?? 0) {
+                shadow.serverVersion = current.version
+                shadow.serverData = conflict.server
+            }
+            try shadows.save(db, shadow, collection: conflict.collection, id: conflict.id)
+
+            var resolved: [String: JSONValue]?
+            var upload: QueueCombiner.Change?
+            switch resolution {
+            case .server:
+                resolved = conflict.server
+            case .client:
+                resolved = conflict.local
+                upload = conflict.local.map { QueueCombiner.Change(.update, $0) } ?? (conflict.server == nil ? nil : QueueCombiner.Change(.delete))
+            case .data(let data):
+                resolved = data.filter { !$0.value.isNull }
+                upload = QueueCombiner.Change(.update, resolved)
+            case .delete:
+                resolved = nil
+                upload = conflict.server == nil ? nil : QueueCombiner.Change(.delete)
+            }
+            if let data = resolved {
+                do throws(ErrorBody) { try table.schema.validate(data: data) } catch {
+                    throw CairnError(error.code, "the resolution of \(conflict.collection)/\(conflict.id) is invalid: \(error.message)")
+                }
+            }
+            if let upload {
+                try queue.enqueue(db, collection: conflict.collection, id: conflict.id, upload, base: current.version, combining: false, at: date)
+            }
+            try conflictLog.add(db, conflict, resolution: resolution.name, resolved: resolved, at: date)
+            // The server state with the resolution's upload applied: the resolved state.
+            try rebuildVisible(db, table: table, id: conflict.id)
+        }
+    }
+}

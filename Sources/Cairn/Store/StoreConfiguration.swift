@@ -1,0 +1,13 @@
+import CairnProtocol
+
+/// What a ``LocalStore`` needs besides its database.
+///
+/// ```swift
+/// let store = try LocalStore(writer: DatabaseQueue(), configuration: StoreConfiguration(wallClock: ManualWallClock()))
+/// ```
+struct StoreConfiguration: Sendable {
+    /// Where the store reads the time of day: when a change was made, failed or resolved, and sync history.
+    var wallClock: any WallClock = SystemWallClock()
+    /// How many sync runs the history keeps.
+    var historyLimit: Int = 1000
+}

@@ -1,0 +1,64 @@
+import CairnProtocol
+import CairnSQL
+import GRDB
+
+extension CollectionTable {
+    /// An SQL identifier in double quotes.
+    static func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// The column type of a field type.
+    static func sqlType(_ type: FieldType) -> String {
+        switch type {
+        case .string, .datetime, .json, .file: return "TEXT"
+        case .integer, .boolean: return "INTEGER"
+        case .number: return "REAL"
+        }
+    }
+
+    /// The SQL expression reading `field` out of JSON `document` at `path` (e.g. `$.data` of a change), typed for its column.
+    static func extract(_ field: FieldSchema, document: String, path: String) -> String {
+        let member = "\(path).\(field.name)"
+        switch field.type {
+        case .json: return "NULLIF(\(document) -> '\(member)', 'null')"
+        default: return "(\(document) ->> '\(member)')"
+        }
+    }
+
+    /// How filters read a field from its column.
+    func fieldAccess(_ field: FieldSchema) -> FieldAccess {
+        let column = Self.quote(field.name)
+        if field.type == .json {
+            return FieldAccess(scalar: "json_extract(\(column), '$')", jsonDocument: column, jsonPath: "$")
+        }
+        return FieldAccess(scalar: column, jsonDocument: "json_quote(\(column))", jsonPath: "$")
+    }
+
+    /// The column values of a record's data, in `schema.fields` order.
+    func columnValues(_ data: [String: JSONValue]) -> [DatabaseValue] {
+        schema.fields.map { field in
+            guard let value = data[field.name], !value.isNull else { return .null }
+            switch (field.type, value) {
+            case (.json, _): return value.jsonText().databaseValue
+            case (_, .string(let text)): return text.databaseValue
+            case (_, .integer(let int)): return int.databaseValue
+            case (_, .number(let double)): return double.databaseValue
+            case (_, .bool(let bool)): return (bool ? 1 : 0).databaseValue
+            default: return value.jsonText().databaseValue
+            }
+        }
+    }
+
+    /// The column values of a pulled change's scanned fields (json fields arrive as their JSON text).
+    func columnValues(scanned fields: [JSONValue?]) -> [DatabaseValue] {
+        zip(schema.fields, fields).map { field, value in
+            guard let value else { return .null }
+            switch value {
+            case .string(let text): return text.databaseValue
+            case .integer(let int): return int.databaseValue
+            case .number(let double): return double.databaseValue
+            case .bool(let bool): return (bool ? 1 : 0).databaseValue
+            default: return field.type == .json ? value.jsonText().databaseValue : .null
+            }
+        }
+    }
+}

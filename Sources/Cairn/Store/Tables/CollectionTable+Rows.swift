@@ -1,0 +1,95 @@
+import CairnProtocol
+import Foundation
+import GRDB
+
+/// A row's sync columns, without its data.
+struct RowState: Sendable, Hashable {
+    var version: Int64
+    var updatedAt: String?
+    var updatedBy: String?
+}
+
+extension CollectionTable {
+    /// Writes the visible row of a record.
+    func upsert(_ db: Database, id: String, data: [String: JSONValue], version: Int64, pending: Bool, updatedAt: String?, updatedBy: String?) throws {
+        var arguments: [DatabaseValue] = [id.databaseValue]
+        arguments += columnValues(data)
+        arguments += [JSONValue.object(data).jsonText().databaseValue, version.databaseValue, (pending ? 1 : 0).databaseValue,
+                      updatedAt.databaseValue, updatedBy.databaseValue]
+        try db.cachedStatement(sql: sql.upsert).execute(arguments: StatementArguments(arguments))
+    }
+
+    /// Removes the visible row of a record.
+    func remove(_ db: Database, id: String) throws {
+        try db.cachedStatement(sql: sql.delete).execute(arguments: [id])
+    }
+
+    /// The visible row of a record, if any.
+    func row(_ db: Database, id: String) throws -> VisibleRow? {
+        try Row.fetchOne(db.cachedStatement(sql: sql.row), arguments: [id]).map { row in
+            VisibleRow(id: id, data: decodeObject(row[0]) ?? [:], version: row[1], pending: row[2], updatedAt: row[3], updatedBy: row[4])
+        }
+    }
+
+    /// The sync columns of a record's row, if any, without reading its data.
+    func state(_ db: Database, id: String) throws -> RowState? {
+        try Row.fetchOne(db.cachedStatement(sql: sql.state), arguments: [id]).map { row in
+            RowState(version: row[0], updatedAt: row[1], updatedBy: row[2])
+        }
+    }
+
+    /// Sets a row's server version and commit details, keeping its data and pending flag.
+    func setSyncColumns(_ db: Database, id: String, version: Int64, updatedAt: String?, updatedBy: String?) throws {
+        try db.cachedStatement(sql: sql.syncColumns).execute(arguments: [version, updatedAt, updatedBy, id])
+    }
+
+    /// Marks rows uploaded exactly as they are committed, from `[id, version, updatedAt, updatedBy]` arrays.
+    func acknowledge(_ db: Database, rows: [JSONValue]) throws {
+        try db.cachedStatement(sql: sql.acknowledgeRows).execute(arguments: [JSONValue.array(rows).jsonText()])
+    }
+
+    /// Marks an uploaded row committed at `version` when its data is what the server committed (`data`, or always
+    /// when `data` is `nil`); false when the row differs or is missing.
+    func acknowledge(_ db: Database, id: String, version: Int64, updatedAt: String?, updatedBy: String?, data: String?) throws -> Bool {
+        try db.cachedStatement(sql: sql.acknowledgeRow).execute(arguments: [version, updatedAt, updatedBy, id, data == nil, data ?? ""])
+        return db.changesCount > 0
+    }
+
+    /// After a fresh snapshot: deletes the rows it did not list, unless they hold local changes.
+    func removeUnlisted(_ db: Database) throws {
+        try db.execute(sql: sql.deleteUnlisted, arguments: [name])
+    }
+
+    /// The `(id, version)` pairs of the server states this replica holds, for ``CollectionDigest``.
+    func serverStates(_ db: Database) throws -> [(String, Int64)] {
+        var pairs: [(String, Int64)] = []
+        let rows = try Row.fetchCursor(db, sql: sql.serverStates, arguments: [name])
+        while let row = try rows.next() { pairs.append((row[0], row[1])) }
+        return pairs
+    }
+
+    /// Writes pulled changes of records without local changes, with statements prepared once per page.
+    func pulledRowWriter(_ db: Database) throws -> PulledRowWriter {
+        PulledRowWriter(table: self, upsert: try db.cachedStatement(sql: sql.upsertPulled), remove: try db.cachedStatement(sql: sql.deleteSynced))
+    }
+}
+
+/// Writes pulled changes into a collection table: a record newer than the row replaces it, a tombstone deletes it.
+struct PulledRowWriter {
+    let table: CollectionTable
+    let upsert: Statement
+    let remove: Statement
+
+    /// Writes one pulled change.
+    func write(_ change: ScannedChange) throws {
+        if change.removed {
+            try remove.execute(arguments: [change.id])
+            return
+        }
+        var arguments: [DatabaseValue] = [change.id.databaseValue]
+        arguments += table.columnValues(scanned: change.fields)
+        arguments += [(change.dataText ?? "{}").databaseValue, change.version.databaseValue, change.updatedAt.databaseValue,
+                      change.updatedBy.databaseValue]
+        try upsert.execute(arguments: StatementArguments(arguments))
+    }
+}

@@ -1,0 +1,86 @@
+import CairnProtocol
+import Foundation
+import GRDB
+
+/// The uploads the server rejected (`cairn_failed`), kept with their payload and reason until the app retries or
+/// discards them.
+struct FailedTable: StoreTable {
+    var tableNames: [String] { ["cairn_failed"] }
+
+    /// Its part of the first migration.
+    static func createV1(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE cairn_failed (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                op_id TEXT NOT NULL,
+                collection TEXT NOT NULL,
+                record_id TEXT NOT NULL,
+                op TEXT NOT NULL,
+                base_version INTEGER,
+                data TEXT,
+                error_code TEXT NOT NULL,
+                error_message TEXT NOT NULL,
+                failed_at REAL NOT NULL
+            );
+            CREATE INDEX cairn_failed_record ON cairn_failed(collection, record_id);
+            """)
+    }
+
+    /// Keeps a rejected upload with the server's reason.
+    func add(_ db: Database, _ operation: PendingOperation, error: ErrorBody, at date: Date) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO cairn_failed (op_id, collection, record_id, op, base_version, data, error_code, error_message, failed_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [operation.opId, operation.collection, operation.recordID, operation.kind.rawValue, operation.baseVersion,
+                                     operation.dataText, error.code.rawValue, error.message, date.timeIntervalSince1970])
+    }
+
+    /// The failed upload with this id.
+    func operation(_ db: Database, id: Int64) throws -> FailedOperation? {
+        try Row.fetchOne(db, sql: "SELECT * FROM cairn_failed WHERE id = ?", arguments: [id]).map(FailedOperation.init(row:))
+    }
+
+    /// A record's failed uploads, oldest first.
+    func operations(_ db: Database, collection: String, id: String) throws -> [FailedOperation] {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM cairn_failed WHERE collection = ? AND record_id = ? ORDER BY id"),
+                         arguments: [collection, id]).map(FailedOperation.init(row:))
+    }
+
+    /// Every failed upload, oldest first.
+    func all(_ db: Database) throws -> [FailedOperation] {
+        try Row.fetchAll(db, sql: "SELECT * FROM cairn_failed ORDER BY id").map(FailedOperation.init(row:))
+    }
+
+    /// How many uploads failed.
+    func count(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM cairn_failed") ?? 0
+    }
+
+    /// True when a record has failed uploads.
+    func contains(_ db: Database, collection: String, id: String) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM cairn_failed WHERE collection = ? AND record_id = ?)"),
+                          arguments: [collection, id]) ?? false
+    }
+
+    /// Forgets one failed upload.
+    func remove(_ db: Database, id: Int64) throws {
+        try db.execute(sql: "DELETE FROM cairn_failed WHERE id = ?", arguments: [id])
+    }
+
+    /// Forgets every failed upload of a record.
+    func removeAll(_ db: Database, collection: String, id: String) throws {
+        try db.execute(sql: "DELETE FROM cairn_failed WHERE collection = ? AND record_id = ?", arguments: [collection, id])
+    }
+}
+
+extension FailedOperation {
+    /// A row of `cairn_failed`.
+    init(row: Row) {
+        let opText: String = row["op"]
+        self.init(
+            id: row["id"], opId: row["op_id"], collection: row["collection"], recordID: row["record_id"],
+            kind: OperationKind(rawValue: opText) ?? .update, baseVersion: row["base_version"], data: decodeObject(row["data"]),
+            error: ErrorBody(code: ErrorCode(rawValue: row["error_code"]), message: row["error_message"]),
+            failedAt: Date(timeIntervalSince1970: row["failed_at"]))
+    }
+}
