@@ -1,0 +1,35 @@
+import CairnProtocol
+import Foundation
+import Testing
+
+@testable import CairnServer
+
+/// What only the SQLite backend promises: its column formats and its diagnostics.
+@Suite("SQLite storage specifics")
+struct SQLiteStorageTests {
+    @Test("field versions are stored as canonical JSON, and read back")
+    func fieldVersionsColumn() throws {
+        for versions: [String: Int64] in [[:], ["b": 2, "a": 10, "é\"x": 3, "A": Int64.max]] {
+            let text = FieldVersionsColumn.encode(versions)
+            #expect(text == JSONValue.object(versions.mapValues { .integer($0) }).jsonText())
+            #expect(try FieldVersionsColumn.decode(text) == versions)
+        }
+    }
+
+    @Test("diagnostics count applied operations and tell an operation's status")
+    func diagnostics() async throws {
+        try await StorageBackend.sqlite.withProjects { storage in
+            let sqlite = try #require(storage as? SQLiteStorage)
+            let schema = Schema(collections: [StorageFixtures.notes])
+            let outcome = try await BatchService(storage: storage).apply(
+                BatchRequest(operations: [
+                    SyncOperation(opId: "o1", collection: "notes", id: "a", op: .create, data: ["title": "x"]),
+                    SyncOperation(opId: "o2", collection: "notes", id: "a", op: .create, data: ["title": "y"]),
+                ]), project: "field", schema: schema, user: "alice", now: StorageFixtures.epoch)
+            #expect(outcome.results.map(\.status) == [.applied, .conflict])
+            #expect(try sqlite.operationCounts(project: "field") == (head: 1, applied: 1))
+            #expect(try sqlite.operationStatus(project: "field", opId: "o2") == .conflict)
+            #expect(try sqlite.operationStatus(project: "field", opId: "o3") == nil)
+        }
+    }
+}
