@@ -17,8 +17,6 @@ extension LocalStore {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             database.prepareDatabase { db in
-                // FULL: a write that returned survives a power cut too.
-                try db.execute(sql: "PRAGMA synchronous = FULL")
                 try db.execute(sql: "PRAGMA cache_size = -8192")
                 // Checkpoint the WAL every 16 MB rather than every 4 MB: sync bookkeeping rewrites the same pages
                 // often, and a sync ends with a checkpoint of its own (see `checkpoint()`).
@@ -28,7 +26,11 @@ extension LocalStore {
                 // acknowledged upload frees. FAST still zeroes deleted content on pages that stay in use.
                 try db.execute(sql: "PRAGMA secure_delete = FAST")
             }
-            return try LocalStore(writer: DatabasePool(path: path, configuration: database), configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: database)
+            // FULL: a write that returned survives a power cut too. Set on the writer once it is open: GRDB sets
+            // NORMAL when it turns WAL on, after `prepareDatabase` ran.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            return try LocalStore(writer: pool, configuration: configuration)
         case .inMemory:
             return try LocalStore(writer: DatabaseQueue(configuration: database), configuration: configuration)
         }
