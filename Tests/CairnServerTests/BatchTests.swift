@@ -169,6 +169,22 @@ struct BatchTests {
         }
     }
 
+    @Test("invalid opIds (empty, control characters, NUL) are rejected every time, never remembered, never a 500")
+    func invalidOpIDsAreNotRemembered() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        for opId in ["", "\u{0}", "a\u{0}b", "\u{1}x"] {
+            // Twice in one batch and again in a second one: each answer is about the opId, not a replay.
+            for _ in 0..<2 {
+                let batch = [op(.create, "notes", "v1", ["title": "a"], opId: opId), op(.create, "notes", "v2", ["title": "b"], opId: opId)]
+                let results = try await fixture.push("alice", batch)
+                #expect(results.map(\.status) == [.rejected, .rejected], "\(Array(opId.utf8))")
+                #expect(results.map { $0.error?.code } == [.validationFailed, .validationFailed], "\(Array(opId.utf8))")
+            }
+        }
+        #expect(try await fixture.pullAll("alice", "notes").changes.isEmpty)
+    }
+
     @Test("atomic batches apply all or nothing, and say why for each operation")
     func atomic() async throws {
         let fixture = try await Fixture.start()

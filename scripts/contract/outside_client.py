@@ -20,11 +20,11 @@ def call(method, path, body=None, query=None):
         return error.code, json.loads(error.read() or b"null"), error.headers
 
 
-status, _, _ = call("POST", "/v1/projects/field/batch", {"operations": [
-    {"opId": "outside-1", "collection": "notes", "id": "py-1", "op": "update", "data": {"title": "a+b c", "done": False}},
-    {"opId": "outside-2", "collection": "notes", "id": "py-2", "op": "update", "data": {"title": "other", "done": True}},
+status, answer, _ = call("POST", "/v1/projects/field/batch", {"operations": [
+    {"opId": "outside-1", "collection": "notes", "id": "py-1", "op": "create", "data": {"title": "a+b c", "done": False}},
+    {"opId": "outside-2", "collection": "notes", "id": "py-2", "op": "create", "data": {"title": "other", "done": True}},
 ]})
-assert status == 200, status
+assert status == 200 and all(result["status"] == "applied" for result in answer["results"]), (status, answer)
 where = json.dumps({"and": [{"field": "done", "op": "eq", "value": False}, {"field": "title", "op": "eq", "value": "a+b c"}]})
 query = urllib.parse.urlencode({"where": where})
 assert "+" in query and "%2B" in query, query

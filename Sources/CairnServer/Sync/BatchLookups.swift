@@ -11,7 +11,7 @@ struct BatchLookups {
 
     /// Reads what `batch` needs inside `transaction`.
     init(_ transaction: any ProjectWriteTransaction, batch: [SyncOperation]) async throws {
-        for operation in try await transaction.rememberedOperations(batch.map(\.opId)) {
+        for operation in try await transaction.rememberedOperations(batch.map(\.opId).filter(Names.isValidID)) {
             operations[Array(operation.opId.utf8)] = operation
         }
         for (collection, operations) in Dictionary(grouping: batch, by: \.collection) {

@@ -24,7 +24,10 @@ struct BatchService: Sendable {
             texts.reserveCapacity(batch.operations.count)
 
             for (operation, prepared) in zip(batch.operations, prepared) {
-                if let stored = lookups.operation(operation.opId) {
+                // Only a valid opId is looked up or remembered: an invalid one is rejected by the planner and can
+                // never be replayed, and storage need not be able to key it (a NUL character, say).
+                let rememberable = Names.isValidID(operation.opId)
+                if rememberable, let stored = lookups.operation(operation.opId) {
                     let (result, text) = try BatchAnswer.repeated(operation, prepared: prepared, remembered: stored)
                     results.append(result)
                     texts.append(text)
@@ -48,9 +51,11 @@ struct BatchService: Sendable {
                 case .reject(let error):
                     answer = BatchAnswer(result: .rejected(operation.opId, error))
                 }
-                let remembered = RememberedOperation(opId: operation.opId, fingerprint: prepared.fingerprint, result: answer.storedText)
-                try await transaction.rememberOperation(remembered, at: now)
-                lookups.remembered(remembered)
+                if rememberable {
+                    let remembered = RememberedOperation(opId: operation.opId, fingerprint: prepared.fingerprint, result: answer.storedText)
+                    try await transaction.rememberOperation(remembered, at: now)
+                    lookups.remembered(remembered)
+                }
                 results.append(answer.result)
                 texts.append(answer.text)
             }
