@@ -7,6 +7,7 @@ public enum Role: String, Codable, Sendable, CaseIterable, Comparable {
     /// Also change the schema and manage members.
     case admin
 
+    /// Orders roles by rights, `reader < writer < admin`, so `role >= .writer` asks "may this member push?".
     public static func < (lhs: Role, rhs: Role) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
@@ -14,9 +15,12 @@ public enum Role: String, Codable, Sendable, CaseIterable, Comparable {
 
 /// The body of `POST /v1/auth/login`.
 public struct LoginRequest: Codable, Sendable {
+    /// The account's username; five failed logins for one username in five minutes answer `429 rate_limited`.
     public var username: String
+    /// The password in clear text; send it over HTTPS only.
     public var password: String
 
+    /// Creates a login body from a username and password.
     public init(username: String, password: String) {
         self.username = username
         self.password = password
@@ -25,16 +29,21 @@ public struct LoginRequest: Codable, Sendable {
 
 /// The body of `POST /v1/auth/refresh` (and optionally of `POST /v1/auth/logout`).
 public struct RefreshRequest: Codable, Sendable {
+    /// The refresh token from the last ``TokenResponse``; it is usable once, and presenting a used one revokes its whole family.
     public var refreshToken: String
 
+    /// Creates a refresh (or logout) body around a refresh token.
     public init(refreshToken: String) { self.refreshToken = refreshToken }
 }
 
 /// One of a user's projects and the role held there.
 public struct ProjectMembership: Codable, Sendable, Hashable {
+    /// The project's name, as used in `/v1/projects/{project}/...` paths.
     public var name: String
+    /// The user's role in this project: what they may pull, push or change there.
     public var role: Role
 
+    /// Creates a membership of one project with one role.
     public init(name: String, role: Role) {
         self.name = name
         self.role = role
@@ -43,9 +52,12 @@ public struct ProjectMembership: Codable, Sendable, Hashable {
 
 /// The signed-in user.
 public struct UserInfo: Codable, Sendable, Hashable {
+    /// The username the user signed in with; the server records it as `updatedBy` on the records they write.
     public var name: String
+    /// The projects this user is a member of, each with its role; other projects answer `404 not_found` to them.
     public var projects: [ProjectMembership]
 
+    /// Creates the user description the server returns in ``TokenResponse/user``.
     public init(name: String, projects: [ProjectMembership]) {
         self.name = name
         self.projects = projects
@@ -63,6 +75,7 @@ public struct TokenResponse: Codable, Sendable {
     /// Who signed in, and their projects.
     public var user: UserInfo
 
+    /// Creates a token pair answer as the server sends it after login or refresh.
     public init(accessToken: String, refreshToken: String, expiresIn: Int, user: UserInfo) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
@@ -73,9 +86,12 @@ public struct TokenResponse: Codable, Sendable {
 
 /// The body of `POST /v1/projects/{project}/clients`.
 public struct ClientRegistrationRequest: Codable, Sendable {
+    /// A free-text name of the device (a host name, "Alice's iPhone"), at most 200 bytes; `nil` leaves it unset.
     public var device: String?
+    /// A free-text name of the app that syncs (such as `"cairn"` for the CLI), at most 200 bytes; `nil` leaves it unset.
     public var app: String?
 
+    /// Creates a registration body; both names are optional and only describe the client to operators.
     public init(device: String? = nil, app: String? = nil) {
         self.device = device
         self.app = app
@@ -84,16 +100,21 @@ public struct ClientRegistrationRequest: Codable, Sendable {
 
 /// The answer of client registration: send `clientId` as `Cairn-Client-ID` on every call.
 public struct ClientRegistration: Codable, Sendable {
+    /// The id the server gave this client; the SDK keeps it in the local store and sends it on every call.
     public var clientId: String
 
+    /// Creates the registration answer (`201 {"clientId"}`).
     public init(clientId: String) { self.clientId = clientId }
 }
 
 /// A live notice sent over Server-Sent Events: a collection changed at `version`. It carries no record data.
 public struct ChangeNotice: Codable, Sendable, Hashable {
+    /// The collection that changed; pull its changes feed to get the records.
     public var collection: String
+    /// The project-wide change sequence number of that change (a record `version`), not a count of changes.
     public var version: Int64
 
+    /// Creates a notice that `collection` changed at `version`.
     public init(collection: String, version: Int64) {
         self.collection = collection
         self.version = version

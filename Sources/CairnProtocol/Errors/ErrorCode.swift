@@ -6,16 +6,23 @@
 /// if error.code == .conflict { ... }
 /// ```
 public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The snake_case code as it appears on the wire, such as `"cursor_expired"`.
     public var rawValue: String
+    /// Wraps any code string, known or not; an unknown code from a newer server stays readable.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a code string, as `init(rawValue:)` does: `ErrorCode("schema_unavailable")`.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// Lets a string literal stand for a code: `let code: ErrorCode = "conflict"`.
     public init(stringLiteral value: String) { self.rawValue = value }
+    /// The wire code itself, such as `validation_failed`.
     public var description: String { rawValue }
 
+    /// Decodes the bare JSON string of PROTOCOL.md's `code` field; any string is accepted.
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)
     }
 
+    /// Encodes the code as a bare JSON string.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
@@ -35,7 +42,7 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     public static let methodNotAllowed: ErrorCode = "method_not_allowed"
     /// The record changed since the base version and the policy refused the change.
     public static let conflict: ErrorCode = "conflict"
-    /// A schema change that drops or retypes a field.
+    /// A schema change that is not additive: it drops or retypes a field, drops a collection or index, or changes a policy.
     public static let incompatibleSchema: ErrorCode = "incompatible_schema"
     /// The cursor is older than the tombstone retention horizon: pull a fresh snapshot.
     public static let cursorExpired: ErrorCode = "cursor_expired"

@@ -1,4 +1,8 @@
-/// A comparison of a filter condition.
+/// A comparison of a filter condition; the raw value is PROTOCOL.md's `op`.
+///
+/// `eq`, `ne` (also matches null or missing), `lt`, `lte`, `gt`, `gte` (never match null or missing), `in` (value is an
+/// array of at most 1000 values), `like` (SQL LIKE with `%` and `_`, ASCII case-insensitive, no escape), `contains` (the
+/// field is an array holding the value) and `exists` (value `true` or `false`).
 public enum FilterOperator: String, Codable, Sendable, CaseIterable {
     case eq, ne, lt, lte, gt, gte, `in`, like, contains, exists
 }
@@ -27,6 +31,8 @@ public indirect enum Filter: Sendable, Hashable {
 extension Filter: Codable {
     enum CodingKeys: String, CodingKey { case and, or, field, op, value }
 
+    /// Decodes PROTOCOL.md's filter JSON: exactly `{"and"}`, `{"or"}` or `{"field", "op", "value"}` (a missing `value` is
+    /// `null`); other key sets and unknown ops are a `DecodingError` that lists the valid forms.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let keys = Set(container.allKeys.map(\.stringValue))
@@ -51,6 +57,7 @@ extension Filter: Codable {
         }
     }
 
+    /// Encodes PROTOCOL.md's filter JSON; a condition always writes `value`, as `null` when it is ``JSONValue/null``.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {

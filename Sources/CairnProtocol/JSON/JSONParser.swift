@@ -7,6 +7,7 @@ public struct JSONParseError: Error, Sendable, CustomStringConvertible {
     /// Byte offset of the problem in the input.
     public var offset: Int
 
+    /// `invalid JSON at byte 12: unexpected character`; it never quotes the input, which may be user data.
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
 }
 

@@ -8,12 +8,19 @@ import Foundation
 /// value["count"]  // .integer(2)
 /// ```
 public enum JSONValue: Sendable, Hashable {
+    /// JSON `null`; for record fields the same as a missing field.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// An integral number that fits `Int64`, such as a record `version`.
     case integer(Int64)
+    /// Any other finite number, such as `1.5`.
     case number(Double)
+    /// A string; datetimes are RFC 3339 strings.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object; keys are unordered and unique.
     case object([String: JSONValue])
 }
 
@@ -87,6 +94,7 @@ extension JSONValue {
 }
 
 extension JSONValue: Codable {
+    /// Decodes any JSON value, trying `Int64` before `Double` so integers stay ``integer(_:)``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -108,6 +116,7 @@ extension JSONValue: Codable {
         }
     }
 
+    /// Encodes the value as the JSON it stands for; `.integer` and `.number` keep their kind.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -125,12 +134,19 @@ extension JSONValue: Codable {
 extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
+    /// `nil` is ``null``.
     public init(nilLiteral: ()) { self = .null }
+    /// `true` and `false` are ``bool(_:)``.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal is ``integer(_:)``: `let count: JSONValue = 2`.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A float literal is ``number(_:)``, even `1.0`.
     public init(floatLiteral value: Double) { self = .number(value) }
+    /// A string literal is ``string(_:)``.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array literal is ``array(_:)``: `let tags: JSONValue = ["home", "urgent"]`.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A dictionary literal is ``object(_:)``; when a key repeats, the last value wins.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }

@@ -9,6 +9,7 @@ import Foundation
 /// let batch = try JSONValueDecoder().decode(BatchRequest.self, from: body)
 /// ```
 public struct JSONValueDecoder: Sendable {
+    /// Creates a decoder; it has no options: `Date` properties decode from RFC 3339 strings.
     public init() {}
 
     /// Decodes `type` from `value`.

@@ -9,7 +9,7 @@ public struct Change: Codable, Sendable, Hashable {
     public var version: Int64
     /// When the change was committed (absent on `gone` markers).
     public var updatedAt: Date?
-    /// Who committed it.
+    /// The username that committed it (absent on `gone` markers).
     public var updatedBy: String?
     /// True when the record was deleted.
     public var deleted: Bool
@@ -18,6 +18,7 @@ public struct Change: Codable, Sendable, Hashable {
     /// The record's data for a live record.
     public var data: [String: JSONValue]?
 
+    /// Creates a feed entry; a tombstone sets `deleted`, a `gone` marker sets `gone` and leaves the rest `nil`.
     public init(
         id: String, version: Int64, updatedAt: Date? = nil, updatedBy: String? = nil, deleted: Bool = false,
         gone: Bool = false, data: [String: JSONValue]? = nil
@@ -33,6 +34,7 @@ public struct Change: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey { case id, version, updatedAt, updatedBy, deleted, gone, data }
 
+    /// Decodes a change object of the feed; absent `deleted` and `gone` read as `false`, absent `data` as `nil`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
@@ -62,6 +64,7 @@ public struct ChangesPage: Codable, Sendable {
     /// The schema version the server held when it answered.
     public var schemaVersion: String
 
+    /// Creates a page as the server answers a pull.
     public init(changes: [Change], cursor: String, hasMore: Bool, schemaVersion: String) {
         self.changes = changes
         self.cursor = cursor

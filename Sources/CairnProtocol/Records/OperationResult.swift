@@ -23,6 +23,7 @@ public struct OperationResult: Codable, Sendable, Hashable {
     /// Why, when `rejected`.
     public var error: ErrorBody?
 
+    /// Creates a result; prefer ``applied(_:_:)``, ``conflict(_:current:)`` and ``rejected(_:_:)``, which fill the right member.
     public init(opId: String, status: OperationStatus, record: Record? = nil, current: Record? = nil, error: ErrorBody? = nil) {
         self.opId = opId
         self.status = status
@@ -52,5 +53,6 @@ public struct BatchResponse: Codable, Sendable {
     /// The results, in the order of the request's operations.
     public var results: [OperationResult]
 
+    /// Creates a batch answer from one result per operation, in request order.
     public init(results: [OperationResult]) { self.results = results }
 }

@@ -19,6 +19,7 @@ public struct Record: Codable, Sendable, Hashable {
     /// The record's fields; empty for a tombstone.
     public var data: [String: JSONValue]
 
+    /// Creates a record state; `deleted: true` with empty `data` is a tombstone.
     public init(
         id: String, version: Int64, updatedAt: Date? = nil, updatedBy: String? = nil, deleted: Bool = false,
         data: [String: JSONValue] = [:]
@@ -33,6 +34,8 @@ public struct Record: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey { case id, version, updatedAt, updatedBy, deleted, data }
 
+    /// Decodes a record object of PROTOCOL.md; absent `deleted` reads as `false` and absent `data` as `[:]`, so a bare
+    /// tombstone `{"id", "version", "deleted": true}` decodes.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)

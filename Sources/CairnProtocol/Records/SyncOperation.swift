@@ -32,6 +32,7 @@ public struct SyncOperation: Codable, Sendable, Hashable {
     /// The record data (`create`, `update`) or merge patch (`patch`); `nil` for `delete`.
     public var data: [String: JSONValue]?
 
+    /// Creates one write; make `opId` with ``OperationID/make(now:)`` and keep it when resending, so a retry applies once.
     public init(
         opId: String, collection: String, id: String, op: OperationKind, baseVersion: Int64? = nil,
         data: [String: JSONValue]? = nil
@@ -79,6 +80,13 @@ public struct BatchRequest: Codable, Sendable {
     /// The operations, applied in order.
     public var operations: [SyncOperation]
 
+    /// Creates a batch; by default a server accepts at most 1000 operations and 10 MB per batch (`413 payload_too_large`).
+    ///
+    /// ```swift
+    /// let batch = BatchRequest(atomic: true, operations: [
+    ///     SyncOperation(opId: OperationID.make(), collection: "notes", id: "n-1", op: .create, data: ["title": "Hi"]),
+    ///     SyncOperation(opId: OperationID.make(), collection: "notes", id: "n-0", op: .delete, baseVersion: 998)])
+    /// ```
     public init(atomic: Bool = false, operations: [SyncOperation]) {
         self.atomic = atomic
         self.operations = operations
@@ -86,6 +94,7 @@ public struct BatchRequest: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey { case atomic, operations }
 
+    /// Decodes the batch body; an absent `atomic` reads as `false`, an absent `operations` is a `DecodingError`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         atomic = try container.decodeIfPresent(Bool.self, forKey: .atomic) ?? false

@@ -1,4 +1,6 @@
-/// The type of a schema field.
+/// The type of a schema field; the raw value is PROTOCOL.md's `type`.
+///
+/// `string`, `integer`, `number`, `boolean`, `datetime` (an RFC 3339 string), `json` (any value) and `file` (a file id).
 public enum FieldType: String, Codable, Sendable, CaseIterable {
     case string, integer, number, boolean, datetime, json, file
 }
@@ -20,6 +22,7 @@ public struct FieldSchema: Codable, Sendable, Hashable {
     /// The field's type.
     public var type: FieldType
 
+    /// Declares a field: `FieldSchema(name: "due", type: .datetime)`.
     public init(name: String, type: FieldType) {
         self.name = name
         self.type = type
@@ -28,7 +31,7 @@ public struct FieldSchema: Codable, Sendable, Hashable {
 
 /// One collection of a project: its fields, indexes and conflict policy.
 public struct CollectionSchema: Codable, Sendable, Hashable {
-    /// The collection's name.
+    /// The collection's name, unique in the schema: `^[a-z][a-z0-9_]{0,62}$`, not starting with `cairn_`.
     public var name: String
     /// The declared fields. Records may hold other fields; those sync but are not columns or filterable.
     public var fields: [FieldSchema]
@@ -37,6 +40,7 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
     /// How conflicting writes are settled.
     public var conflictPolicy: ConflictPolicy
 
+    /// Declares a collection; with no indexes and the `reject` policy unless given.
     public init(name: String, fields: [FieldSchema], indexes: [[String]] = [], conflictPolicy: ConflictPolicy = .reject) {
         self.name = name
         self.fields = fields
@@ -46,6 +50,7 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey { case name, fields, indexes, conflictPolicy }
 
+    /// Decodes a collection object; absent `fields` and `indexes` read as empty, an absent `conflictPolicy` as `reject`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
@@ -68,9 +73,10 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
 public struct Schema: Codable, Sendable, Hashable {
     /// A digest of the canonical schema, set by the server; empty in a schema a client sends.
     public var version: String
-    /// The collections.
+    /// The project's collections; their order does not change ``version``.
     public var collections: [CollectionSchema]
 
+    /// Creates a schema; leave `version` empty when sending one with `PUT .../schema`, the server sets it.
     public init(version: String = "", collections: [CollectionSchema]) {
         self.version = version
         self.collections = collections
@@ -78,6 +84,7 @@ public struct Schema: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey { case version, collections }
 
+    /// Decodes a schema object; an absent `version` reads as `""` and absent `collections` as empty.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeIfPresent(String.self, forKey: .version) ?? ""

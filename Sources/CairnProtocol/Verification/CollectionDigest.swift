@@ -38,6 +38,7 @@ public struct DigestResponse: Codable, Sendable, Hashable {
     /// The hex SHA-256 of the sorted `(id, version)` lines.
     public var digest: String
 
+    /// Creates the digest answer from a snapshot's cursor and its ``CollectionDigest`` count and value.
     public init(cursor: String, count: Int, digest: String) {
         self.cursor = cursor
         self.count = count
