@@ -54,3 +54,13 @@ struct FeedRulesTests {
         #expect(decoded?.changes[2].gone == true)
     }
 }
+
+@Suite("Feed bytes: numbers")
+struct FeedNumberTests {
+    @Test("versions are written in decimal", arguments: [Int64(0), 7, 10, 99, 1042, -5, Int64.max, Int64.min])
+    func decimal(value: Int64) {
+        var buffer = ByteBuffer()
+        buffer.writeDecimal(value)
+        #expect(String(buffer: buffer) == String(value))
+    }
+}
