@@ -55,7 +55,7 @@ extension LocalStore {
         }
 
         // The server state these changes build on, kept until every change is uploaded.
-        let base = try shadows.begin(db, table: table, id: id)
+        let base = try shadows.begin(db, table: table, id: id, row: current)
         let outcome = try queue.enqueue(
             db, collection: name, id: id, QueueCombiner.Change(kind, payload), base: base, localData: newData ?? [:], combining: true, at: now)
 

@@ -56,10 +56,15 @@ struct ShadowTable: StoreTable {
     }
 
     /// The base version of a record's local changes; on its first local change, first records its current row
-    /// (which shows the server's state then) as its shadow.
-    func begin(_ db: Database, table: CollectionTable, id: String) throws -> Int64? {
+    /// (which shows the server's state then: `row`) as its shadow.
+    func begin(_ db: Database, table: CollectionTable, id: String, row: RowState?) throws -> Int64? {
         if let base = try baseVersion(db, collection: table.name, id: id) { return base }
-        if let version = try Int64.fetchOne(db.cachedStatement(sql: table.sql.beginShadow), arguments: [table.name, id]) { return version }
+        // A row never uploaded (or none) holds no server state: the shadow is empty.
+        if let row, row.version > 0,
+            let version = try Int64.fetchOne(db.cachedStatement(sql: table.sql.beginShadow), arguments: [table.name, id])
+        {
+            return version
+        }
         try save(db, Shadow(), collection: table.name, id: id)
         return nil
     }
