@@ -11,6 +11,7 @@ public struct FeedRow: Sendable, Hashable {
     /// True when the record matches the filter (always, without one).
     public var matchesFilter: Bool
 
+    /// A row with these values.
     public init(
         id: String, version: Int64, updatedAt: String, updatedBy: String, deleted: Bool, dataText: String, matchesFilter: Bool
     ) {
@@ -35,6 +36,7 @@ public struct FeedRows: Sendable {
     /// The project's head version in the same snapshot.
     public var head: Int64
 
+    /// A range of these rows.
     public init(rows: [FeedRow], hasMore: Bool, purgedThrough: Int64, head: Int64) {
         self.rows = rows
         self.hasMore = hasMore

@@ -45,6 +45,7 @@ public struct RememberedOperation: Sendable, Hashable {
     /// The stored result, as JSON text.
     public var result: String
 
+    /// A remembered operation with these values.
     public init(opId: String, fingerprint: String, result: String) {
         self.opId = opId
         self.fingerprint = fingerprint
@@ -67,6 +68,7 @@ public struct RecordRow: Sendable, Hashable {
     /// The version at which each field last changed (for the `merge-fields` policy).
     public var fieldVersions: [String: Int64]
 
+    /// A row with these values.
     public init(
         id: String, version: Int64, updatedAt: String, updatedBy: String, deleted: Bool, dataText: String, fieldVersions: [String: Int64]
     ) {

@@ -94,10 +94,14 @@ public protocol ServerStorage: Service {
 
 /// What a purge removed.
 public struct PurgeReport: Sendable, Equatable {
+    /// Tombstones deleted.
     public var tombstones: Int
+    /// Remembered operation results deleted.
     public var operations: Int
+    /// Expired tokens deleted.
     public var tokens: Int
 
+    /// A report of these counts.
     public init(tombstones: Int, operations: Int, tokens: Int) {
         self.tombstones = tombstones
         self.operations = operations
