@@ -177,7 +177,9 @@ private final class Sink: ChannelInboundHandler, @unchecked Sendable {
 /// A small, seedable random generator (SplitMix64), so a failing randomized test can be replayed from its seed.
 public struct SplitMix: RandomNumberGenerator, Sendable {
     var state: UInt64
+    /// A generator whose whole sequence follows from `seed`: print the seed of a failing randomized test to replay it.
     public init(seed: UInt64) { state = seed }
+    /// The next 64 random bits of the SplitMix64 sequence.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

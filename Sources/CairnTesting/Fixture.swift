@@ -12,12 +12,14 @@ import Foundation
 /// | `rita` | reader |
 /// | `olga` | none (a member of `other` only) |
 public struct Fixture: Sendable {
+    /// The running server, with its storage, admin and base URL; ``stop()`` stops it.
     public let server: TestServer
+    /// A raw HTTP client against ``server``; pass a ``tokens`` value as `token:` to call as that user.
     public let http: TestHTTPClient
     /// Access tokens by user name.
     public let tokens: [String: String]
 
-    /// The project name.
+    /// `field`: the project ``start(clock:configure:)`` sets up with ``schema`` and the users above.
     public static let project = "field"
 
     /// `notes` (merge-fields, every field type), `tasks` (reject) and `logs` (last-writer-wins).
@@ -52,7 +54,7 @@ public struct Fixture: Sendable {
         return Fixture(server: server, http: http, tokens: tokens)
     }
 
-    /// Stops the server.
+    /// Stops the server and removes its temporary data directory.
     public func stop() async { await server.stop() }
 
     /// Pushes a batch as `user` and returns the results (fails on a non-200).
@@ -103,5 +105,5 @@ public struct Fixture: Sendable {
     }
 }
 
-/// A new operation id.
+/// A new time-ordered `opId`, from ``OperationID/make(now:)``.
 public func newOpID() -> String { OperationID.make() }

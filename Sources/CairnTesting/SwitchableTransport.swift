@@ -21,6 +21,7 @@ public final class SwitchableTransport: HTTPTransport, Sendable {
         var answer: (@Sendable (TransportRequest) -> TransportResponse?)?
     }
 
+    /// A transport that passes requests to `inner` (by default a new ``AsyncHTTPClientTransport``) while online.
     public init(inner: any HTTPTransport = AsyncHTTPClientTransport()) { self.inner = inner }
 
     /// When false, every request fails with `network_unavailable` before reaching the server.
@@ -43,12 +44,14 @@ public final class SwitchableTransport: HTTPTransport, Sendable {
         }
     }
 
-    /// Requests sent so far.
+    /// How many requests ``send(_:)`` was given so far, including those failed offline or answered by ``intercept(_:)``.
     public var requestCount: Int { state.withLock { $0.requests } }
 
     /// Replaces the server's answers: return a response to answer in its place, `nil` to pass through.
     public func intercept(_ answer: (@Sendable (TransportRequest) -> TransportResponse?)?) { state.withLock { $0.answer = answer } }
 
+    /// Counts the request, then fails it as `network_unavailable` when offline, answers it through ``intercept(_:)``, or
+    /// sends it on, losing the answer (also `network_unavailable`) when ``loseResponses`` says so.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let (online, answer) = state.withLock { state -> (Bool, (@Sendable (TransportRequest) -> TransportResponse?)?) in
             state.requests += 1
@@ -66,6 +69,8 @@ public final class SwitchableTransport: HTTPTransport, Sendable {
         return response
     }
 
+    /// Opens the live-notice stream through the inner transport, or fails with `network_unavailable` when offline; going
+    /// offline later does not close a stream already open, and streams are not counted or intercepted.
     public func stream(_ request: TransportRequest) async throws -> (status: Int, chunks: AsyncThrowingStream<Data, any Error>) {
         guard isOnline else { throw CairnError(.networkUnavailable, "offline (test)", isRetryable: true) }
         return try await inner.stream(request)

@@ -6,8 +6,11 @@ import NIOHTTP1
 
 /// A reply as the tests see it: status, headers and the body, parsed as JSON when it is JSON.
 public struct HTTPReply: Sendable {
+    /// The HTTP status code, such as `200` or `422`; error statuses are replies, not thrown errors.
     public var status: Int
+    /// The response headers, such as `X-Request-ID`, `ETag` or `Allow`.
     public var headers: HTTPHeaders
+    /// The raw body; read it with ``json``, ``errorCode`` or ``decode(_:)``.
     public var body: Data
 
     /// The body parsed as JSON, or `nil`.
@@ -25,9 +28,18 @@ public struct HTTPReply: Sendable {
 
 /// A small HTTP client for tests and tools: JSON in, ``HTTPReply`` out, never throwing for HTTP statuses.
 public struct TestHTTPClient: Sendable {
+    /// The server's root, such as `http://127.0.0.1:PORT`; request paths (`/v1/...`) are appended to it as text.
     public let baseURL: URL
+    /// The deadline of one request, after which ``send(_:_:token:json:body:headers:)`` throws (default 60 seconds).
     public var timeout: TimeAmount = .seconds(60)
 
+    /// A client for the server at `baseURL`, on AsyncHTTPClient's shared client.
+    ///
+    /// ```swift
+    /// let http = TestHTTPClient(baseURL: server.baseURL)
+    /// let reply = try await http.send(.GET, "/health")
+    /// #expect(reply.json?["status"] == "ok")
+    /// ```
     public init(baseURL: URL) { self.baseURL = baseURL }
 
     /// Sends a request. `json` is encoded as the body; `body` sends raw bytes instead.

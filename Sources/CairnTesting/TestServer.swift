@@ -58,7 +58,7 @@ public final class TestServer: Sendable {
     public var server: SyncServer { embedded.server }
     /// The temporary data directory (removed by ``stop()``).
     public var directory: URL { embedded.dataDirectory }
-    /// The listening port.
+    /// The free loopback port the server listens on, picked at start.
     public var port: Int { embedded.port }
     /// `http://127.0.0.1:PORT`.
     public var baseURL: URL { embedded.baseURL }

@@ -51,9 +51,9 @@ public enum MergeFallback: Sendable {
 ///     credentials: .password(user: "alice", password: password), store: .file(path))
 /// ```
 public struct CairnConfiguration: Sendable {
-    /// The server's base URL.
+    /// The server's base URL without `/v1`, such as `https://sync.example.com`; request paths are appended to it.
     public var serverURL: URL
-    /// The project to sync.
+    /// The project to sync, by its server name (such as `field`); the user must be a member of it.
     public var project: String
     /// A name for this device, shown to server admins.
     public var device: String
@@ -95,6 +95,8 @@ public struct CairnConfiguration: Sendable {
     /// that synced before).
     public var connectOnOpen: Bool = true
 
+    /// A configuration with the settings that have no default; the others start as documented on each property
+    /// (no `app`, batches of 500, pages of 5000, 30-second requests) and can be set afterwards.
     public init(serverURL: URL, project: String, device: String, credentials: Credentials, store: StoreLocation) {
         self.serverURL = serverURL
         self.project = project

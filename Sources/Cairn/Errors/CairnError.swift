@@ -17,7 +17,7 @@ import GRDB
 /// }
 /// ```
 public struct CairnError: Error, Sendable, CustomStringConvertible {
-    /// The stable code.
+    /// The stable code: a wire code such as ``ErrorCode/conflict``, or an SDK code such as ``ErrorCode/networkUnavailable``.
     public var code: ErrorCode
     /// What went wrong and what to do about it.
     public var message: String

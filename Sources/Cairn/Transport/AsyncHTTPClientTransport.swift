@@ -36,6 +36,9 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         self.connectTimeout = connectTimeout
     }
 
+    /// Sends `request` with its ``TransportRequest/timeout`` as the deadline of the whole exchange and collects the
+    /// body up to ``maximumResponseBytes``; failures become ``CairnError``s (`timed_out`, `cancelled` or
+    /// `network_unavailable`).
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let prepared = prepare(request)
         do {
@@ -48,6 +51,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
     }
 
+    /// Opens `request` with no deadline and yields body chunks as they arrive (for Server-Sent Events, not split at lines);
+    /// cancelling the stream cancels the request.
     public func stream(_ request: TransportRequest) async throws -> (status: Int, chunks: AsyncThrowingStream<Data, any Error>) {
         let prepared = prepare(request)
         let response: HTTPClientResponse

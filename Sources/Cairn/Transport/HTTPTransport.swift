@@ -2,12 +2,25 @@ import Foundation
 
 /// One HTTP request of the SDK.
 public struct TransportRequest: Sendable {
+    /// The HTTP method in upper case: `GET`, `POST`, `PUT`.
     public var method: String
+    /// The full URL: the configuration's ``CairnConfiguration/serverURL`` plus a `/v1/...` path and query.
     public var url: URL
+    /// Header name and value pairs in sending order, such as `Authorization` and `Cairn-Client-ID`; a name may repeat.
     public var headers: [(String, String)]
+    /// The JSON body, or `nil` for requests without one (`GET`).
     public var body: Data?
+    /// The time limit of the request, then `timed_out` (default 30 seconds; the SDK passes
+    /// ``CairnConfiguration/requestTimeout``): a deadline for the whole exchange on AsyncHTTPClient, the idle
+    /// interval on URLSession. The live-notice stream passes a day.
     public var timeout: Duration
 
+    /// Creates a request; a test double for ``HTTPTransport`` receives these as the SDK builds them.
+    ///
+    /// ```swift
+    /// let request = TransportRequest(method: "GET", url: URL(string: "https://sync.example.com/health")!)
+    /// let response = try await transport.send(request)
+    /// ```
     public init(method: String, url: URL, headers: [(String, String)] = [], body: Data? = nil, timeout: Duration = .seconds(30)) {
         self.method = method
         self.url = url
@@ -19,10 +32,14 @@ public struct TransportRequest: Sendable {
 
 /// One HTTP response, with its whole body.
 public struct TransportResponse: Sendable {
+    /// The HTTP status code, such as `200` or `409`; any status is returned, not thrown.
     public var status: Int
+    /// The response headers as name and value pairs; read one with ``header(_:)``, which ignores case.
     public var headers: [(String, String)]
+    /// The whole response body, empty when there is none (as for `204`).
     public var body: Data
 
+    /// Creates a response; test doubles use it to answer the SDK, for example with a PROTOCOL.md error body.
     public init(status: Int, headers: [(String, String)], body: Data) {
         self.status = status
         self.headers = headers

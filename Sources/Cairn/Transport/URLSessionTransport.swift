@@ -6,8 +6,12 @@ import Foundation
 public struct URLSessionTransport: HTTPTransport {
     let session: URLSession
 
+    /// A transport on `session` (by default `URLSession.shared`), so the app's session configuration (extra headers,
+    /// proxies, cellular access) applies to sync traffic.
     public init(session: URLSession = .shared) { self.session = session }
 
+    /// Sends `request` with `URLSession.data(for:)`; URL errors become ``CairnError``s (`timed_out`, `cancelled`, otherwise
+    /// `network_unavailable`, all but `cancelled` retryable).
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         do {
             let (data, response) = try await session.data(for: urlRequest(request))
@@ -18,6 +22,8 @@ public struct URLSessionTransport: HTTPTransport {
         }
     }
 
+    /// Opens `request` with `URLSession.bytes(for:)` and yields its body line by line (each chunk ends with `\n`), as
+    /// Server-Sent Events arrive; cancelling the stream cancels the request.
     public func stream(_ request: TransportRequest) async throws -> (status: Int, chunks: AsyncThrowingStream<Data, any Error>) {
         let (bytes, response): (URLSession.AsyncBytes, URLResponse)
         do {

@@ -23,9 +23,9 @@ public struct SyncOperation: Codable, Sendable, Hashable {
     public var opId: String
     /// The collection the record belongs to.
     public var collection: String
-    /// The record's id.
+    /// The record's id: 1 to 128 characters from `[A-Za-z0-9_.:-]`, which clients may make themselves (UUIDs).
     public var id: String
-    /// What to do.
+    /// What to do: `create`, `update`, `patch` or `delete`.
     public var op: OperationKind
     /// The record version the change was made on; `nil` applies unconditionally.
     public var baseVersion: Int64?

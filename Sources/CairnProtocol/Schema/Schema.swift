@@ -19,7 +19,7 @@ public enum ConflictPolicy: String, Codable, Sendable, CaseIterable {
 public struct FieldSchema: Codable, Sendable, Hashable {
     /// The field's name, also its column name in local stores.
     public var name: String
-    /// The field's type.
+    /// The field's type: which values the server accepts for it and how filters compare them.
     public var type: FieldType
 
     /// Declares a field: `FieldSchema(name: "due", type: .datetime)`.

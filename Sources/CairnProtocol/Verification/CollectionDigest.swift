@@ -12,9 +12,9 @@ import Foundation
 /// digest.value  // "5c1f..."
 /// ```
 public struct CollectionDigest: Sendable, Hashable {
-    /// How many live records.
+    /// How many live records the digest covers (tombstones are not counted).
     public var count: Int
-    /// The hex SHA-256.
+    /// The SHA-256 in lowercase hex: 64 characters, compared with ``DigestResponse/digest``.
     public var value: String
 
     /// The digest of `pairs`, which need not be sorted.
@@ -33,7 +33,7 @@ public struct CollectionDigest: Sendable, Hashable {
 public struct DigestResponse: Codable, Sendable, Hashable {
     /// A cursor at the version the digest was taken at: pull up to it before comparing.
     public var cursor: String
-    /// How many live records.
+    /// How many live records the digest covers (tombstones are not counted).
     public var count: Int
     /// The hex SHA-256 of the sorted `(id, version)` lines.
     public var digest: String

@@ -8,13 +8,20 @@ import NIOCore
 ///
 /// Routes throw these (or ``ErrorBody`` values that ``ErrorMiddleware`` maps); no route formats errors by hand.
 public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
-    /// The HTTP status.
+    /// The HTTP status, such as `422 Unprocessable Content` for `validation_failed`.
     public var status: HTTPResponse.Status
-    /// The wire error.
+    /// The wire error: `code`, `message` and optional `details`, sent as `{"error": {...}}`.
     public var body: ErrorBody
     /// Extra response headers (`Retry-After`, `WWW-Authenticate`).
     public var headers: HTTPFields
 
+    /// An error answered with `status` and the body `{"error": {"code", "message", "details"}}`; `headers` go on the
+    /// response too.
+    ///
+    /// ```swift
+    /// throw APIError(.tooManyRequests, .rateLimited, "Too many failed sign-ins: retry later",
+    ///                headers: [.retryAfter: "60"])
+    /// ```
     public init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, details: [String: JSONValue]? = nil,
                 headers: HTTPFields = [:]) {
         self.status = status
@@ -22,14 +29,18 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
         self.headers = headers
     }
 
+    /// An error answered with `status` and an error body made elsewhere (such as by the sync layer), without extra headers.
     public init(_ status: HTTPResponse.Status, _ body: ErrorBody) {
         self.status = status
         self.body = body
         self.headers = [:]
     }
 
+    /// `status code: message`, such as `404 not_found: collection "notes" was not found`, for logs; `details` are left out.
     public var description: String { "\(status.code) \(body.code): \(body.message)" }
 
+    /// Renders the error as Hummingbird's response: the status, ``headers``, `Content-Type: application/json` and the
+    /// ``ErrorEnvelope`` body.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"

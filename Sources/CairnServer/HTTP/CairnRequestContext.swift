@@ -3,10 +3,12 @@ import Logging
 
 /// The per-request state routes share: the request id.
 public struct CairnRequestContext: RequestContext {
+    /// Hummingbird's per-request storage (logger, endpoint path, route parameters such as `:project`).
     public var coreContext: CoreRequestContextStorage
     /// The request id: the caller's `X-Request-ID` when it sent a usable one, else a new one.
     public var requestID: String = ""
 
+    /// Creates the context Hummingbird makes for each request; ``requestID`` is set by the request-log middleware.
     public init(source: Source) {
         self.coreContext = .init(source: source)
     }

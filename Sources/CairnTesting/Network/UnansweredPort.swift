@@ -15,7 +15,7 @@ import Foundation
 ///
 /// Linux only: it relies on Linux dropping connection requests to a full accept queue.
 public final class UnansweredPort: @unchecked Sendable {
-    /// The port.
+    /// The loopback port that never answers; ``url`` points at it.
     public let port: Int
     private let listener: Int32
     private var fillers: [Int32] = []
