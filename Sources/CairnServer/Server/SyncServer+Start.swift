@@ -27,7 +27,8 @@ public struct RunningServer: Sendable {
 
 extension SyncServer {
     /// Starts serving in a background task and returns once the port is bound: on `port`, or the configuration's
-    /// (0 picks a free one).
+    /// (0 picks a free one). The storage runs with it: stopping closes the storage too (``EmbeddedServer`` keeps
+    /// it open across listener restarts).
     ///
     /// ```swift
     /// let running = try await server.start()
