@@ -54,7 +54,7 @@ struct ConflictTests {
         #expect(recorded.conflict.base == ["title": "base", "count": 1])
         #expect(recorded.conflict.local == ["title": "bob", "count": 5])
         #expect(recorded.conflict.server == ["title": "alice", "count": 1])
-        #expect(recorded.resolution == "merged")
+        #expect(recorded.resolution == .merged)
     }
 
     @Test("reject policy with server-wins drops the local change; with client-wins it is uploaded again")

@@ -55,8 +55,8 @@ struct OfflineSyncTests {
             }
         }
         let history = try alice.history()
-        #expect(history.contains { $0.kind == "sync" && $0.summary.pushed == 2 && $0.error == nil && $0.duration != nil })
-        #expect(history.contains { $0.kind == "sync" && $0.error?.contains("network_unavailable") == true })
+        #expect(history.contains { $0.kind == .sync && $0.summary.pushed == 2 && $0.error == nil && $0.duration != nil })
+        #expect(history.contains { $0.kind == .sync && $0.error?.contains("network_unavailable") == true })
     }
 
     @Test("Codable records round-trip arrays, nested objects, optionals and dates exactly")

@@ -40,14 +40,32 @@ public enum Resolution: Sendable, Hashable {
     /// Delete the record.
     case delete
 
-    var name: String {
+    /// Which way it ended, without the data: how the conflict log and ``SyncEvent/conflictResolved(collection:id:resolution:)``
+    /// report it.
+    public var kind: ResolutionKind {
         switch self {
-        case .server: return "server"
-        case .client: return "client"
-        case .data: return "merged"
-        case .delete: return "delete"
+        case .server: return .server
+        case .client: return .client
+        case .data: return .merged
+        case .delete: return .delete
         }
     }
+}
+
+/// Which way a conflict ended, as recorded in the conflict log and reported in sync events.
+///
+/// ```swift
+/// let merged = try client.conflicts().filter { $0.resolution == .merged }
+/// ```
+public enum ResolutionKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The server's state was kept and the local change dropped.
+    case server
+    /// The local state was kept and uploaded again on top of the server's version.
+    case client
+    /// New data (a merge, or data a custom resolver chose) was uploaded on top of the server's version.
+    case merged
+    /// The record was deleted.
+    case delete
 }
 
 /// Settles conflicts the server reports for uploaded changes.
@@ -108,8 +126,8 @@ public struct ConflictRecord: Sendable, Hashable, Identifiable {
     public var id: Int64
     /// The three states the resolver saw.
     public var conflict: Conflict
-    /// `server`, `client`, `merged` or `delete`.
-    public var resolution: String
+    /// Which way it ended.
+    public var resolution: ResolutionKind
     /// The resolved data (`nil` when the record ended deleted).
     public var resolved: [String: JSONValue]?
     /// When it was resolved.

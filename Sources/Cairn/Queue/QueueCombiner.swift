@@ -4,20 +4,20 @@ import CairnProtocol
 /// net effect: create+patch is one create, create+delete is nothing, patch+patch is one patch.
 ///
 /// A pure function, tested without a store.
-public enum QueueCombiner {
+enum QueueCombiner {
     /// A change as the combiner sees it.
-    public struct Change: Sendable, Hashable {
-        public var kind: OperationKind
-        public var data: [String: JSONValue]?
+    struct Change: Sendable, Hashable {
+        var kind: OperationKind
+        var data: [String: JSONValue]?
 
-        public init(_ kind: OperationKind, _ data: [String: JSONValue]? = nil) {
+        init(_ kind: OperationKind, _ data: [String: JSONValue]? = nil) {
             self.kind = kind
             self.data = data
         }
     }
 
     /// What to do with the queue.
-    public enum Outcome: Sendable, Hashable {
+    enum Outcome: Sendable, Hashable {
         /// Replace the queued change (keeping its opId and base version) with this one.
         case replace(Change)
         /// Drop the queued change: together they do nothing.
@@ -29,7 +29,7 @@ public enum QueueCombiner {
     /// Folds `new` into `queued` (a change never uploaded), or appends it when there is none.
     /// - Parameter localData: the record's data once `new` is applied locally: used when two patches cannot be
     ///   composed into one exactly (a patch that sets an object where the first patch set a scalar or removed it).
-    public static func combine(_ queued: Change?, _ new: Change, localData: [String: JSONValue]) -> Outcome {
+    static func combine(_ queued: Change?, _ new: Change, localData: [String: JSONValue]) -> Outcome {
         guard let queued else { return .append(new) }
         switch (queued.kind, new.kind) {
         case (.create, .delete):

@@ -45,7 +45,7 @@ public enum SyncEvent: Sendable, Hashable {
     /// A collection's first full pull completed: its data is complete.
     case firstPullCompleted(collection: String)
     /// A conflict was resolved.
-    case conflictResolved(collection: String, id: String, resolution: String)
+    case conflictResolved(collection: String, id: String, resolution: ResolutionKind)
 }
 
 /// What one sync did.
@@ -60,13 +60,28 @@ public struct SyncSummary: Sendable, Hashable {
     public var failed: Int = 0
 }
 
+/// What a sync run did: ``CairnClient/sync()`` pushes then pulls; ``CairnClient/push()`` and
+/// ``CairnClient/pull(_:)`` do one half.
+public enum SyncKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Push, then pull.
+    case sync
+    /// Upload queued changes only.
+    case push
+    /// Download changes only.
+    case pull
+}
+
 /// One entry of the persisted sync history.
 public struct SyncHistoryEntry: Sendable, Hashable, Identifiable {
+    /// The history's own key, increasing with each run.
     public var id: Int64
-    /// `sync`, `push` or `pull`.
-    public var kind: String
+    /// What the run did.
+    public var kind: SyncKind
+    /// When the run started (the configured wall clock).
     public var startedAt: Date
+    /// When it ended; `nil` while it runs, or when the app stopped during it.
     public var endedAt: Date?
+    /// What it did: uploads applied, changes pulled, conflicts resolved, uploads rejected.
     public var summary: SyncSummary
     /// The error message when the run failed.
     public var error: String?

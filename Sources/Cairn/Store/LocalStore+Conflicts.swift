@@ -54,7 +54,7 @@ extension LocalStore {
             if let upload {
                 try queue.enqueue(db, collection: conflict.collection, id: conflict.id, upload, base: current.version, combining: false, at: date)
             }
-            try conflictLog.add(db, conflict, resolution: resolution.name, resolved: resolved, at: date)
+            try conflictLog.add(db, conflict, resolution: resolution.kind, resolved: resolved, at: date)
             // The server state with the resolution's upload applied: the resolved state.
             try rebuildVisible(db, table: table, id: conflict.id)
         }

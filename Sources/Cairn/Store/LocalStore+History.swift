@@ -4,7 +4,7 @@ import GRDB
 
 extension LocalStore {
     /// Notes that a sync run of `kind` started; returns its id for ``endHistory(_:summary:error:)``.
-    func beginHistory(kind: String) throws -> Int64 {
+    func beginHistory(kind: SyncKind) throws -> Int64 {
         let date = now
         return try writer.write { db in try syncHistory.begin(db, kind: kind, at: date) }
     }

@@ -42,7 +42,7 @@ extension SyncEngine {
                 }
                 try store.resolve(conflict, resolution: resolution, current: current)
                 summary.conflicts += 1
-                await status.emit(.conflictResolved(collection: operation.collection, id: operation.recordID, resolution: resolution.name))
+                await status.emit(.conflictResolved(collection: operation.collection, id: operation.recordID, resolution: resolution.kind))
             }
             let applied = results.filter { $0.status == .applied }.count
             await status.update { $0.pendingUploads = max(0, $0.pendingUploads - applied) }

@@ -8,7 +8,7 @@ struct SyncScope: Sendable, Hashable {
     /// The collections to pull, in order; `nil` for all, by download phase.
     var collections: [String]?
 
-    var kind: String { push && pull ? "sync" : push ? "push" : "pull" }
+    var kind: SyncKind { push && pull ? .sync : push ? .push : .pull }
 }
 
 /// Runs uploads and downloads, one at a time: a second request while one runs joins it.

@@ -178,7 +178,7 @@ struct StorePushTests {
         #expect(record.version == 4)
         #expect(record.hasPendingChanges)
         let logged = try test.store.conflicts(limit: 10)
-        #expect(logged.map(\.resolution) == ["merged"])
+        #expect(logged.map(\.resolution) == [.merged])
         #expect(logged[0].resolved == ["title": "local", "count": 9])
     }
 

@@ -49,7 +49,7 @@ struct StoreRegistryTests {
         }
         try store.setClientID("client-1")
         try store.rememberIdentity(user: "alice", server: "http://localhost", project: "p", device: "d")
-        let history = try store.beginHistory(kind: "sync")
+        let history = try store.beginHistory(kind: .sync)
         try store.endHistory(history, summary: SyncSummary(), error: nil)
         let tables = try Self.tables(store)
         for table in tables { #expect(try test.count(table) > 0, "\(table) holds rows before the wipe") }

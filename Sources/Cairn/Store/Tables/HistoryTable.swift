@@ -23,9 +23,9 @@ struct HistoryTable: StoreTable {
             """)
     }
 
-    /// Notes that a run of `kind` (`sync`, `push`, `pull`) started; returns its id.
-    func begin(_ db: Database, kind: String, at date: Date) throws -> Int64 {
-        try db.execute(sql: "INSERT INTO cairn_events (kind, started_at) VALUES (?, ?)", arguments: [kind, date.timeIntervalSince1970])
+    /// Notes that a run of `kind` started; returns its id.
+    func begin(_ db: Database, kind: SyncKind, at date: Date) throws -> Int64 {
+        try db.execute(sql: "INSERT INTO cairn_events (kind, started_at) VALUES (?, ?)", arguments: [kind.rawValue, date.timeIntervalSince1970])
         return db.lastInsertedRowID
     }
 
@@ -39,10 +39,10 @@ struct HistoryTable: StoreTable {
 
     /// The newest `limit` runs, newest first.
     func entries(_ db: Database, limit: Int) throws -> [SyncHistoryEntry] {
-        try Row.fetchAll(db, sql: "SELECT * FROM cairn_events ORDER BY id DESC LIMIT ?", arguments: [limit]).map { row in
+        try Row.fetchAll(db, sql: "SELECT * FROM cairn_events ORDER BY id DESC LIMIT ?", arguments: [limit]).map { row throws in
             let ended: Double? = row["ended_at"]
             return SyncHistoryEntry(
-                id: row["id"], kind: row["kind"], startedAt: Date(timeIntervalSince1970: row["started_at"]),
+                id: row["id"], kind: try StoredEnum.read(row["kind"], column: "cairn_events.kind"), startedAt: Date(timeIntervalSince1970: row["started_at"]),
                 endedAt: ended.map(Date.init(timeIntervalSince1970:)),
                 summary: SyncSummary(pushed: row["pushed"], pulled: row["pulled"], conflicts: row["conflicts"], failed: row["failed"]),
                 error: row["error"])
