@@ -3,11 +3,15 @@ import Foundation
 
 /// The outcome of ``CairnClient/verify(_:)``.
 public struct Verification: Sendable, Hashable {
+    /// The collection compared.
     public var collection: String
-    /// Live records on the server and here.
+    /// Live records on the server.
     public var serverCount: Int
+    /// Live records in this store, as last synced (pending local changes do not count).
     public var localCount: Int
+    /// The server's SHA-256 over its live `(id, version)` pairs in id order (PROTOCOL.md's digest).
     public var serverDigest: String
+    /// The same digest over this store's pairs.
     public var localDigest: String
     /// True when this replica holds exactly the server's record states.
     public var matches: Bool { serverDigest == localDigest && serverCount == localCount }

@@ -16,6 +16,7 @@ public struct Conflict: Sendable, Hashable {
     /// The server's current version.
     public var serverVersion: Int64
 
+    /// A conflict, for custom resolvers' tests and apps that build their own.
     public init(
         collection: String, id: String, base: [String: JSONValue]?, local: [String: JSONValue]?, server: [String: JSONValue]?,
         serverVersion: Int64

@@ -14,6 +14,7 @@ public struct Query: Sendable, Hashable {
         /// Ascending (the default) or descending.
         public var ascending: Bool
 
+        /// Sorts by `field`, ascending unless told otherwise.
         public init(_ field: String, ascending: Bool = true) {
             self.field = field
             self.ascending = ascending
@@ -31,6 +32,7 @@ public struct Query: Sendable, Hashable {
     /// How many records to skip first (with `limit`).
     public var offset: Int?
 
+    /// A query of `collection`; the builder methods (`filter`, `sorted(by:)`, `limit`) read better in most code.
     public init(_ collection: String, filter: Filter? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int? = nil) {
         self.collection = collection
         self.filter = filter

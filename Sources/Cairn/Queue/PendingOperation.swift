@@ -27,6 +27,7 @@ public struct PendingOperation: Sendable, Hashable, Identifiable {
     /// once that upload is acknowledged.
     public var waitsFor: String?
 
+    /// `Identifiable`: the operation's `opId`.
     public var id: String { opId }
 
     /// Appends the operation as the batch endpoint takes it, splicing the stored data text in unparsed.
@@ -53,13 +54,20 @@ public struct PendingOperation: Sendable, Hashable, Identifiable {
 public struct FailedOperation: Sendable, Hashable, Identifiable {
     /// The failed list's own key.
     public var id: Int64
+    /// The operation id it was uploaded with.
     public var opId: String
+    /// The collection of the record.
     public var collection: String
+    /// The record's id.
     public var recordID: String
+    /// What the upload did: create, update, patch or delete.
     public var kind: OperationKind
+    /// The server version the change was made on; `nil` for a create or an unconditional write.
     public var baseVersion: Int64?
+    /// The data or merge patch sent; `nil` for a delete.
     public var data: [String: JSONValue]?
     /// Why the server refused it.
     public var error: ErrorBody
+    /// When the refusal was recorded (the configured wall clock).
     public var failedAt: Date
 }

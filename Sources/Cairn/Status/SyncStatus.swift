@@ -20,6 +20,7 @@ public struct SyncStatus: Sendable, Hashable {
         case idle, connecting, pushing, pulling
     }
 
+    /// What the client is doing now: `idle` between syncs.
     public var phase: Phase = .idle
     /// Per-collection progress of the current or last pull.
     public var collections: [String: CollectionProgress] = [:]
@@ -27,11 +28,13 @@ public struct SyncStatus: Sendable, Hashable {
     public var pendingUploads: Int = 0
     /// Uploads the server rejected, kept for the app.
     public var failedUploads: Int = 0
-    /// When the last sync started and ended.
+    /// When the last sync started (the configured wall clock).
     public var lastSyncStarted: Date?
+    /// When the last sync ended without an error.
     public var lastSyncCompleted: Date?
-    /// When the last upload and download finished.
+    /// When the last upload finished.
     public var lastUpload: Date?
+    /// When the last download finished.
     public var lastDownload: Date?
     /// The last sync's error, if it failed.
     public var lastError: ErrorBody?

@@ -16,6 +16,7 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The fraction of each delay that is random (0 = none, 1 = anywhere from 0 to twice the delay).
     public var jitter: Double
 
+    /// A policy; `maximumAttempts` is at least 1 and `jitter` is clamped to 0...1.
     public init(initialDelay: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(30), maximumAttempts: Int = 4, jitter: Double = 0.5) {
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay
