@@ -20,6 +20,8 @@ struct RecordWriter {
     /// When, as a date and as the RFC 3339 text answered to clients.
     let now: Date
     let updatedAt: String
+    /// `updatedAt` read back, as records carry it (the text is what clients see).
+    private let updatedDate: Date?
     /// The head version: the last version handed out.
     private(set) var head: Int64
     private let startHead: Int64
@@ -31,6 +33,7 @@ struct RecordWriter {
         self.transaction = transaction
         self.user = user
         self.updatedAt = RFC3339.string(from: now)
+        self.updatedDate = RFC3339.date(from: updatedAt)
         self.now = now
         self.head = try await transaction.headVersion()
         self.startHead = head
@@ -54,7 +57,7 @@ struct RecordWriter {
         try await transaction.writeRecord(row, collection: collection, changedAt: now)
         changedCollections[collection] = head
         let record = Record(
-            id: id, version: head, updatedAt: RFC3339.date(from: updatedAt), updatedBy: user, deleted: deleted, data: stored)
+            id: id, version: head, updatedAt: updatedDate, updatedBy: user, deleted: deleted, data: stored)
         return (StoredRecordState(record: record, fieldVersions: fieldVersions), row)
     }
 
