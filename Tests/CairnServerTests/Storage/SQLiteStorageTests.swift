@@ -1,5 +1,6 @@
 import CairnProtocol
 import Foundation
+import GRDB
 import Testing
 
 @testable import CairnServer
@@ -30,6 +31,15 @@ struct SQLiteStorageTests {
             #expect(try sqlite.operationCounts(project: "field") == (head: 1, applied: 1))
             #expect(try sqlite.operationStatus(project: "field", opId: "o2") == .conflict)
             #expect(try sqlite.operationStatus(project: "field", opId: "o3") == nil)
+        }
+    }
+
+    @Test("the writer commits with synchronous = FULL: an acknowledged write survives a power cut")
+    func fullSync() async throws {
+        try await StorageBackend.sqlite.withStorage { storage in
+            let sqlite = try #require(storage as? SQLiteStorage)
+            // 2 is FULL (NORMAL is 1, what the pool sets when it enables WAL).
+            #expect(try sqlite.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
         }
     }
 }

@@ -27,13 +27,14 @@ public final class SQLiteStorage: ServerStorage {
         // A project write transaction spans several accesses, under the gate.
         configuration.allowsUnsafeTransactions = true
         configuration.prepareDatabase { db in
-            // WAL with FULL sync: every commit reaches the disk before the server answers, so a write it
-            // acknowledged survives a power cut too (clients drop what the server acknowledged).
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA cache_size = -16384")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        // WAL with FULL sync: every commit reaches the disk before the server answers, so a write it acknowledged
+        // survives a power cut too (clients drop what the server acknowledged). Set on the open writer: the pool
+        // turns it to NORMAL when it enables WAL, after `prepareDatabase`.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try SQLiteMigrations.migrator.migrate(pool)
     }
 
