@@ -92,7 +92,11 @@ let package = Package(
         .testTarget(name: "CairnToolTests", dependencies: ["cairn", "Cairn", "CairnProtocol", "CairnServer", "CairnTesting"]),
         .testTarget(
             name: "CairnServerTests",
-            dependencies: ["CairnServer", "CairnProtocol", "CairnTesting"]
+            dependencies: [
+                "CairnServer", "CairnProtocol", "CairnTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
     ]
 )

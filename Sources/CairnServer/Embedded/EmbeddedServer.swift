@@ -48,10 +48,11 @@ public final class EmbeddedServer: Sendable {
     /// - Parameters:
     ///   - dataDirectory: where the data lives; by default a new temporary directory that ``stop()`` removes.
     ///   - clock: where the server reads the time.
+    ///   - timers: what the server's timers wait on (purge, heartbeats, grace).
     ///   - logger: the server's logger; silent by default.
     ///   - configure: changes to the configuration before the server starts (port 0 and the data directory are set).
     public static func start(
-        dataDirectory: URL? = nil, clock: any WallClock = SystemWallClock(),
+        dataDirectory: URL? = nil, clock: any WallClock = SystemWallClock(), timers: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "cairn.embedded") { _ in SwiftLogNoOpLogHandler() },
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> EmbeddedServer {
@@ -60,7 +61,7 @@ public final class EmbeddedServer: Sendable {
         var configuration = ServerConfiguration(dataDirectory: directory)
         configuration.port = 0
         configure(&configuration)
-        let server = try SyncServer(configuration: configuration, clock: clock, logger: logger)
+        let server = try SyncServer(configuration: configuration, clock: clock, timers: timers, logger: logger)
         let storageGroup = ServiceGroup(configuration: .init(services: [server.storage], gracefulShutdownSignals: [], logger: logger))
         let storageTask = Task { try await storageGroup.run() }
         let running: RunningServer

@@ -16,7 +16,7 @@ struct MaintenanceService: Service {
                     continue
                 }
                 do {
-                    try await Task.sleep(for: .seconds(interval))
+                    try await server.timers.sleep(for: .seconds(interval))
                 } catch {
                     return
                 }

@@ -12,12 +12,14 @@ struct EventRoutes: RouteGroup {
     let notifier: ChangeNotifier
     /// Seconds between keep-alive comments.
     let heartbeat: TimeInterval
+    /// What heartbeats wait on.
+    let timers: any Clock<Duration>
 
     func add(to routes: RouteCollection<CairnRequestContext>) {
         routes.get("events") { request, context in
             let caller = try await access.access(request, context, minimum: .reader)
             let stream = await notifier.subscribe(project: caller.project)
-            let heartbeat = self.heartbeat
+            let heartbeat = self.heartbeat, timers = self.timers
             let body = ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: ": connected\n\n"))
                 // The stream ends when the client leaves, or when the server shuts down.
@@ -32,7 +34,7 @@ struct EventRoutes: RouteGroup {
                     }
                     group.addTask {
                         while !Task.isCancelled {
-                            try await Task.sleep(for: .seconds(heartbeat))
+                            try await timers.sleep(for: .seconds(heartbeat))
                             tick.yield(ByteBuffer(string: ": keep-alive\n\n"))
                         }
                     }

@@ -10,14 +10,16 @@ public struct RunningServer: Sendable {
     public let baseURL: URL
     let group: ServiceGroup
     let task: Task<Void, any Error>
+    /// What the grace period waits on (the server's timers).
+    let timers: any Clock<Duration>
 
     /// Stops the server gracefully (requests in flight finish, live-notice streams close) and waits until it has;
     /// after `grace` it stops at once.
     public func stop(grace: Duration = .seconds(5)) async {
         await group.triggerGracefulShutdown()
-        let task = self.task
+        let task = self.task, timers = self.timers
         let deadline = Task {
-            try await Task.sleep(for: grace)
+            try await timers.sleep(for: grace)
             task.cancel()
         }
         _ = await task.result
@@ -54,6 +56,6 @@ extension SyncServer {
             try await task.value
             throw APIError(.internalServerError, .unavailable, "The server stopped before it was listening")
         }
-        return RunningServer(port: port, baseURL: URL(string: "http://\(configuration.host):\(port)")!, group: group, task: task)
+        return RunningServer(port: port, baseURL: URL(string: "http://\(configuration.host):\(port)")!, group: group, task: task, timers: timers)
     }
 }

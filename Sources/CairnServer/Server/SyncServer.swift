@@ -12,9 +12,15 @@ import ServiceLifecycle
 /// try await server.run()   // until the task is cancelled
 /// ```
 public final class SyncServer: Sendable {
+    /// Where it listens, where its data lives, retention, lifetimes and limits.
     public let configuration: ServerConfiguration
+    /// Everything it keeps (by default the SQLite database in the data directory).
     public let storage: any ServerStorage
+    /// Where it reads the time of day: token expiry, `updatedAt`, tombstone and operation horizons.
     public let clock: any WallClock
+    /// What its timers wait on: the purge timer, live-notice heartbeats and a graceful stop's grace period.
+    /// Tests pass a manual clock and never sleep.
+    public let timers: any Clock<Duration>
     let logger: Logger
     let tokens: TokenService
     let hasher: PasswordHasher
@@ -24,10 +30,11 @@ public final class SyncServer: Sendable {
     let feed: ChangesFeed
     let batches: BatchService
 
-    /// A server over `storage` (by default the SQLite database in the data directory).
+    /// A server over `storage` (by default the SQLite database in the data directory), reading the time from
+    /// `clock` and waiting on `timers`.
     public init(
         configuration: ServerConfiguration, storage: (any ServerStorage)? = nil, clock: any WallClock = SystemWallClock(),
-        logger: Logger = Logger(label: "cairn.server")
+        timers: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "cairn.server")
     ) throws {
         self.configuration = configuration
         if let storage {
@@ -37,6 +44,7 @@ public final class SyncServer: Sendable {
             self.storage = try SQLiteStorage(path: configuration.databasePath)
         }
         self.clock = clock
+        self.timers = timers
         self.logger = logger
         self.tokens = TokenService(
             storage: self.storage, clock: clock, accessTokenLifetime: configuration.accessTokenLifetime,
@@ -66,7 +74,7 @@ public final class SyncServer: Sendable {
             BatchRoutes(
                 access: access, batches: batches, notifier: notifier, clock: clock, maximumBytes: configuration.maximumBatchBytes,
                 maximumOperations: configuration.maximumBatchOperations),
-            EventRoutes(access: access, notifier: notifier, heartbeat: configuration.eventsHeartbeat),
+            EventRoutes(access: access, notifier: notifier, heartbeat: configuration.eventsHeartbeat, timers: timers),
             ClientRoutes(access: access, storage: storage, clock: clock),
         ]
         for group in projectGroups { router.addRoutes(group.collection, atPath: "v1/projects/:project") }
