@@ -45,7 +45,10 @@ struct CrashTests {
             let finished = try await syncKilled(after: .milliseconds(Int.random(in: 40...300, using: &random)), store: store, server: fixture.server.baseURL)
             if !finished { kills += 1 }
         }
-        let rerun = try await Tool.runDetached(["sync", "--store", store], environment: ["CAIRN_PASSWORD": TestServer.password])
+        // With the flags again, as after a first attempt that may have been killed before the store noted its server.
+        let rerun = try await Tool.runDetached(
+            ["sync", "--store", store, "--server", fixture.server.baseURL.absoluteString, "--project", Fixture.project, "--user", "alice"],
+            environment: ["CAIRN_PASSWORD": TestServer.password])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         let client = try await openClient(fixture, store: store)
         #expect(try client.rows("SELECT count(*) AS n FROM logs") == [["n": .integer(Int64(total))]])
