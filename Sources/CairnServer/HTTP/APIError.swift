@@ -6,7 +6,8 @@ import NIOCore
 
 /// An error that renders itself as PROTOCOL.md's JSON error body with its HTTP status.
 ///
-/// Routes throw these (or ``ErrorBody`` values that ``ErrorMiddleware`` maps); no route formats errors by hand.
+/// Routes throw these (or CairnProtocol's `ErrorBody` values, which the server's error middleware maps to a status);
+/// no route formats errors by hand.
 public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
     /// The HTTP status, such as `422 Unprocessable Content` for `validation_failed`.
     public var status: HTTPResponse.Status
@@ -40,7 +41,7 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
     public var description: String { "\(status.code) \(body.code): \(body.message)" }
 
     /// Renders the error as Hummingbird's response: the status, ``headers``, `Content-Type: application/json` and the
-    /// ``ErrorEnvelope`` body.
+    /// body `{"error": {"code", "message", "details"}}`.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"

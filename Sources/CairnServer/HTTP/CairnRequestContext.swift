@@ -13,6 +13,7 @@ public struct CairnRequestContext: RequestContext {
         self.coreContext = .init(source: source)
     }
 
-    /// Bodies are read by ``Request/decodeBody(_:context:limit:)`` with their own limits.
+    /// 16 MiB. Cairn's routes ignore it: each collects its body up to its own limit (1 MiB, or
+    /// ``ServerConfiguration/maximumBatchBytes`` for batches), over which it answers `413 payload_too_large`.
     public var maxUploadSize: Int { 16 * 1024 * 1024 }
 }

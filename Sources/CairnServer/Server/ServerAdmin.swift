@@ -11,10 +11,12 @@ import Foundation
 /// try await admin.grant(user: "alice", project: "field", role: .writer)
 /// ```
 public struct ServerAdmin: Sendable {
+    /// The storage every change goes to directly (the server's own, or one opened by `cairn admin --data`).
     public let storage: any ServerStorage
     let hasher: PasswordHasher
     let clock: any WallClock
 
+    /// An admin over `storage`. `bcryptCost` hashes new passwords (clamped to 4...31); `clock` stamps new projects.
     public init(storage: any ServerStorage, bcryptCost: UInt8 = 10, clock: any WallClock = SystemWallClock()) {
         self.storage = storage
         self.hasher = PasswordHasher(cost: bcryptCost)

@@ -36,6 +36,7 @@ public struct ServerConfiguration: Sendable {
     /// Seconds between keep-alive comments on live-notice streams.
     public var eventsHeartbeat: TimeInterval = 15
 
+    /// A configuration with every default, keeping its database (`cairn.sqlite`) in `dataDirectory`.
     public init(dataDirectory: URL) { self.dataDirectory = dataDirectory }
 
     /// The SQLite database file inside the data directory.

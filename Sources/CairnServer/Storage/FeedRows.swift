@@ -1,10 +1,14 @@
 /// One row of a feed range: a record's state, and whether it matches the range's filter.
 public struct FeedRow: Sendable, Hashable {
+    /// The record's id within the collection.
     public var id: String
+    /// The project-wide version at which this state was committed; rows come in this order.
     public var version: Int64
     /// RFC 3339 text, as stored.
     public var updatedAt: String
+    /// The user who committed this state.
     public var updatedBy: String
+    /// True for a tombstone: answered as `"deleted": true` with no `data`.
     public var deleted: Bool
     /// The data as stored JSON object text (`{}` for tombstones).
     public var dataText: String

@@ -39,6 +39,7 @@ public enum TransactionEnd<Value: Sendable>: Sendable {
 
 /// A remembered operation: its opId, the fingerprint of what it asked, and the result text answered.
 public struct RememberedOperation: Sendable, Hashable {
+    /// The opId the client chose for the operation; unique within the project, compared as exact UTF-8 bytes.
     public var opId: String
     /// A digest of the operation, to tell a replay from a reuse of the opId for something else.
     public var fingerprint: String
@@ -55,6 +56,7 @@ public struct RememberedOperation: Sendable, Hashable {
 
 /// A record's row as stored. Its data stays JSON text, so pages of the feed never pass through a JSON decoder.
 public struct RecordRow: Sendable, Hashable {
+    /// The record's id, unique within its collection.
     public var id: String
     /// The project-wide version at which this state was committed.
     public var version: Int64
@@ -62,6 +64,7 @@ public struct RecordRow: Sendable, Hashable {
     public var updatedAt: String
     /// The user who committed it.
     public var updatedBy: String
+    /// True for a tombstone: kept so delta pulls learn of the delete, until the purge removes it.
     public var deleted: Bool
     /// The record's data: a JSON object's text (`{}` for tombstones).
     public var dataText: String

@@ -2,9 +2,12 @@ import CairnProtocol
 
 /// A record's committed state plus the version at which each field last changed (for `merge-fields`).
 public struct StoredRecordState: Sendable, Hashable {
+    /// The record as last committed (a tombstone has `deleted` set and empty data).
     public var record: Record
+    /// The version at which each field last changed; `merge-fields` compares them with an operation's `baseVersion`.
     public var fieldVersions: [String: Int64]
 
+    /// A state with this record and these field versions.
     public init(record: Record, fieldVersions: [String: Int64]) {
         self.record = record
         self.fieldVersions = fieldVersions

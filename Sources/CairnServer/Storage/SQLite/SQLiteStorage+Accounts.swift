@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 
 extension SQLiteStorage {
+    /// Inserts the user; a taken name is `already_exists`, checked in the same write transaction.
     public func createUser(name: String, passwordHash: String) async throws {
         try await write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [name]) == nil else {
@@ -12,6 +13,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Updates the hash in place; no row changed is `not_found`. Issued tokens keep working.
     public func setPasswordHash(user: String, passwordHash: String) async throws {
         try await write { db in
             try db.execute(sql: "UPDATE users SET password_hash = ? WHERE name = ?", arguments: [passwordHash, user])
@@ -19,6 +21,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Reads the user from a WAL snapshot; `nil` for an unknown name.
     public func user(named name: String) async throws -> StoredUser? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT name, password_hash FROM users WHERE name = ?", arguments: [name]).map {
@@ -27,6 +30,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Inserts the token row; a hash already stored fails (it is the primary key).
     public func insertToken(_ token: StoredToken) async throws {
         try await write { db in
             try db.execute(
@@ -35,6 +39,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Reads the token, expired, used or revoked alike; `nil` for an unknown hash.
     public func token(hash: String) async throws -> StoredToken? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM tokens WHERE hash = ?", arguments: [hash]).map { row in
@@ -45,6 +50,8 @@ extension SQLiteStorage {
         }
     }
 
+    /// Sets `used` with one conditional `UPDATE`, so of two concurrent refreshes only one gets true; an access
+    /// token or unknown hash also gives false.
     public func consumeRefreshToken(hash: String) async throws -> Bool {
         try await write { db in
             try db.execute(sql: "UPDATE tokens SET used = 1 WHERE hash = ? AND kind = 'refresh' AND used = 0", arguments: [hash])
@@ -52,6 +59,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Sets `revoked` on every token of the family (indexed); an unknown family changes nothing.
     public func revokeTokenFamily(_ family: String) async throws {
         try await write { db in
             try db.execute(sql: "UPDATE tokens SET revoked = 1 WHERE family = ?", arguments: [family])

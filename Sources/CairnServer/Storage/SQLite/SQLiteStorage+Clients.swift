@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 
 extension SQLiteStorage {
+    /// Stores the client with `last_pulled_version` 0; its id is `c-` and a lowercase UUID.
     public func registerClient(project: String, user: String, device: String?, app: String?, now: Date) async throws -> String {
         let id = "c-" + UUID().uuidString.lowercased()
         try await write { db in
@@ -13,6 +14,8 @@ extension SQLiteStorage {
         return id
     }
 
+    /// Raises the client's `last_pulled_version` (never lowers it) and sets its `last_seen`; a client of another
+    /// project is ignored too.
     public func notePull(clientID: String, project: String, version: Int64, now: Date) async throws {
         try await write { db in
             try db.execute(

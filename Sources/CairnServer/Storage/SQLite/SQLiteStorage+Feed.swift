@@ -4,6 +4,8 @@ import Foundation
 import GRDB
 
 extension SQLiteStorage {
+    /// Reads the rows, `purged_through` and the head version in one WAL snapshot, with the filter compiled to SQLite
+    /// JSON expressions; fetches `limit + 1` rows to learn `hasMore`.
     public func feedRange(
         project: String, collection: CollectionSchema, since: Int64, snapshotHigh: Int64?, limit: Int, filter: Filter?
     ) async throws -> FeedRows {
@@ -50,6 +52,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Reads the head version and the live records in one WAL snapshot; an unknown project has head 0 and no pairs.
     public func liveVersions(project: String, collection: String) async throws -> (head: Int64, pairs: [(String, Int64)]) {
         try await pool.read { db in
             let head = try Self.headVersion(db, project: project)

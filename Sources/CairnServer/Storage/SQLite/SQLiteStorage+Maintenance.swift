@@ -3,6 +3,8 @@ import Foundation
 import GRDB
 
 extension SQLiteStorage {
+    /// Purges in one write transaction, comparing tombstones' `changed_at`, operations' `created_at` and tokens'
+    /// `expires_at` (epoch seconds) with the three dates; a collection's `purged_through` only ever rises.
     public func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport {
         try await write { db in
             // Remember, per collection, the highest tombstone version purged: cursors below it expire.

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 
 extension SQLiteStorage {
+    /// Inserts the project with the stamped empty schema and head version 0; a taken name is `already_exists`.
     public func createProject(name: String, now: Date) async throws {
         let empty = Schema(collections: [])
         let schemaText = try String(decoding: CairnJSON.encode(SchemaVersioning.stamped(empty)), as: UTF8.self)
@@ -16,6 +17,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Checks the user and project exist, then inserts the membership or replaces its role.
     public func grant(user: String, project: String, role: Role) async throws {
         try await write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [user]) != nil else {
@@ -30,6 +32,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Reads the membership from a WAL snapshot; an unknown project or user is `nil` too.
     public func role(user: String, project: String) async throws -> Role? {
         try await pool.read { db in
             try String.fetchOne(db, sql: "SELECT role FROM members WHERE project = ? AND user = ?", arguments: [project, user])
@@ -37,6 +40,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Reads the user's memberships ordered by project name; an unknown user has none.
     public func memberships(user: String) async throws -> [ProjectMembership] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT project, role FROM members WHERE user = ? ORDER BY project", arguments: [user])
@@ -44,6 +48,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Reads the stored schema JSON and decodes it only when its text changed since the last read (cached per project).
     public func schema(project: String) async throws -> Schema? {
         let text = try await pool.read { db in
             try String.fetchOne(db, sql: "SELECT schema_json FROM projects WHERE name = ?", arguments: [project])
@@ -56,6 +61,7 @@ extension SQLiteStorage {
         return schema
     }
 
+    /// Stores the schema as JSON text; no project row changed is `not_found`.
     public func setSchema(project: String, schema: Schema) async throws {
         let text = String(decoding: try CairnJSON.encode(schema), as: UTF8.self)
         try await write { db in

@@ -6,7 +6,7 @@ import Synchronization
 
 /// The default backend: one embedded SQLite database (WAL mode) in the data directory.
 ///
-/// Writes are serialised (one writer, and a ``WriteGate`` around each write, so a project write transaction's
+/// Writes are serialised (one writer, and a first-in, first-out gate around each write, so a project write transaction's
 /// accesses are never interleaved with another write): versions commit in order and the changes feed is gap-free.
 /// Reads run concurrently on WAL snapshots.
 ///
