@@ -1,5 +1,5 @@
 import CairnProtocol
-import CairnServer
+@testable import CairnServer
 import Foundation
 import Testing
 

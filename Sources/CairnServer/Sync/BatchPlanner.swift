@@ -1,21 +1,21 @@
 import CairnProtocol
 
 /// A record's committed state plus the version at which each field last changed (for `merge-fields`).
-public struct StoredRecordState: Sendable, Hashable {
+struct StoredRecordState: Sendable, Hashable {
     /// The record as last committed (a tombstone has `deleted` set and empty data).
-    public var record: Record
+    var record: Record
     /// The version at which each field last changed; `merge-fields` compares them with an operation's `baseVersion`.
-    public var fieldVersions: [String: Int64]
+    var fieldVersions: [String: Int64]
 
     /// A state with this record and these field versions.
-    public init(record: Record, fieldVersions: [String: Int64]) {
+    init(record: Record, fieldVersions: [String: Int64]) {
         self.record = record
         self.fieldVersions = fieldVersions
     }
 }
 
 /// What to do with one operation, decided without I/O.
-public enum BatchPlan: Sendable, Hashable {
+enum BatchPlan: Sendable, Hashable {
     /// Commit a new state at the next version.
     case write(data: [String: JSONValue], deleted: Bool)
     /// Applied, but nothing changes (deleting a tombstone): answer with this state.
@@ -29,9 +29,9 @@ public enum BatchPlan: Sendable, Hashable {
 /// The batch endpoint's rules as a pure function of an operation, the record's current state and the collection's
 /// schema: validation, the `create`/`update`/`patch`/`delete` semantics and the three conflict policies. Every
 /// storage backend runs these same rules.
-public enum BatchPlanner {
+enum BatchPlanner {
     /// Decides what `operation` does.
-    public static func plan(_ operation: SyncOperation, current: StoredRecordState?, collection: CollectionSchema?) -> BatchPlan {
+    static func plan(_ operation: SyncOperation, current: StoredRecordState?, collection: CollectionSchema?) -> BatchPlan {
         guard Names.isValidID(operation.opId) else {
             return .reject(.validation("opId must be 1-128 characters of [A-Za-z0-9_.:-]", field: "opId"))
         }
@@ -96,7 +96,7 @@ public enum BatchPlanner {
     }
 
     /// The fields whose values differ between two versions of a record's data.
-    public static func changedFields(from old: [String: JSONValue], to new: [String: JSONValue]) -> Set<String> {
+    static func changedFields(from old: [String: JSONValue], to new: [String: JSONValue]) -> Set<String> {
         var changed = Set<String>()
         for (key, value) in new where old[key] != value { changed.insert(key) }
         for key in old.keys where new[key] == nil { changed.insert(key) }
@@ -104,7 +104,7 @@ public enum BatchPlanner {
     }
 
     /// The per-field versions after committing `newData` at `version`.
-    public static func fieldVersions(
+    static func fieldVersions(
         previous: StoredRecordState?, newData: [String: JSONValue], deleted: Bool, version: Int64
     ) -> [String: Int64] {
         guard let previous else {
