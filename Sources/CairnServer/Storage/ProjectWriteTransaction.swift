@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// try await storage.withProjectWriteTransaction(project: "field") { transaction in
-///     let version = try await transaction.headVersion() + 1
+///     let version = try await transaction.headVersion() + 1   // or read(_:) for several things in one access
 ///     try await transaction.writeRecord(row, collection: "notes", changedAt: now)   // row.version == version
 ///     try await transaction.setHeadVersion(version)
 ///     return .commit(version)
@@ -15,18 +15,63 @@ import Foundation
 public protocol ProjectWriteTransaction: Sendable {
     /// The project the transaction writes.
     var project: String { get }
-    /// The project's head version: the highest version handed out (0 for a new project).
-    func headVersion() async throws -> Int64
+    /// Reads, in one access, what a change needs before it writes: the head version, the remembered operations
+    /// among `reads.opIds` and the current rows of `reads.records`. One read, not three, because each access to
+    /// the database is a round trip while the project's write lock is held.
+    func read(_ reads: TransactionReads) async throws -> TransactionSnapshot
     /// Stores a new head version.
     func setHeadVersion(_ version: Int64) async throws
-    /// The remembered operations among `opIds`, matched by their exact UTF-8 bytes, in no particular order.
-    func rememberedOperations(_ opIds: [String]) async throws -> [RememberedOperation]
     /// Remembers an operation's result (an opId already remembered is an error).
     func rememberOperation(_ operation: RememberedOperation, at time: Date) async throws
-    /// The current rows (tombstones included) of the records of `collection` among `ids`, in no particular order.
-    func currentRecords(collection: String, ids: [String]) async throws -> [RecordRow]
     /// Inserts or replaces a record's row; `changedAt` is the instant the tombstone horizon is measured from.
     func writeRecord(_ row: RecordRow, collection: String, changedAt: Date) async throws
+}
+
+extension ProjectWriteTransaction {
+    /// The project's head version: the highest version handed out (0 for a new project).
+    public func headVersion() async throws -> Int64 { try await read(TransactionReads()).headVersion }
+
+    /// The remembered operations among `opIds`, matched by their exact UTF-8 bytes, in no particular order.
+    public func rememberedOperations(_ opIds: [String]) async throws -> [RememberedOperation] {
+        try await read(TransactionReads(opIds: opIds)).operations
+    }
+
+    /// The current rows (tombstones included) of the records of `collection` among `ids`, in no particular order.
+    public func currentRecords(collection: String, ids: [String]) async throws -> [RecordRow] {
+        try await read(TransactionReads(records: [collection: ids])).records[collection] ?? []
+    }
+}
+
+/// What ``ProjectWriteTransaction/read(_:)`` looks up.
+public struct TransactionReads: Sendable, Hashable {
+    /// The opIds whose remembered operations to read, compared as exact UTF-8 bytes.
+    public var opIds: [String]
+    /// The ids of the records to read, per collection.
+    public var records: [String: [String]]
+
+    /// Reads of these operations and records (the head version is always read).
+    public init(opIds: [String] = [], records: [String: [String]] = [:]) {
+        self.opIds = opIds
+        self.records = records
+    }
+}
+
+/// What ``ProjectWriteTransaction/read(_:)`` found, as of the transaction's own writes.
+public struct TransactionSnapshot: Sendable, Hashable {
+    /// The project's head version: the highest version handed out (0 for a new project).
+    public var headVersion: Int64
+    /// The remembered operations among those asked for, in no particular order.
+    public var operations: [RememberedOperation]
+    /// The current rows (tombstones included) among those asked for, per collection, in no particular order;
+    /// a collection asked for is present even when none of its records exist.
+    public var records: [String: [RecordRow]]
+
+    /// A snapshot with these values.
+    public init(headVersion: Int64, operations: [RememberedOperation], records: [String: [RecordRow]]) {
+        self.headVersion = headVersion
+        self.operations = operations
+        self.records = records
+    }
 }
 
 /// How a project write transaction ends, with the value it returns either way.

@@ -1,7 +1,7 @@
 import CairnProtocol
 
 /// What a batch reads before it writes: the remembered operations with its opIds and the current states of its
-/// records (one read each per collection), then kept current as the batch goes on (an operation may touch a record
+/// records (in the transaction's one read), then kept current as the batch goes on (an operation may touch a record
 /// an earlier one in the same batch wrote, or repeat its opId).
 struct BatchLookups {
     /// Keyed by the opId's exact bytes, as storage compares them: Swift's `String` equality would also match
@@ -9,16 +9,19 @@ struct BatchLookups {
     private var operations: [[UInt8]: RememberedOperation] = [:]
     private var records: [String: [String: StoredRecordState]] = [:]
 
-    /// Reads what `batch` needs inside `transaction`.
-    init(_ transaction: any ProjectWriteTransaction, batch: [SyncOperation]) async throws {
-        for operation in try await transaction.rememberedOperations(batch.map(\.opId).filter(Names.isValidID)) {
-            operations[Array(operation.opId.utf8)] = operation
-        }
-        for (collection, operations) in Dictionary(grouping: batch, by: \.collection) {
+    /// What `batch` reads: its valid opIds and, per collection, the ids of its records.
+    static func reads(_ batch: [SyncOperation]) -> TransactionReads {
+        TransactionReads(
+            opIds: batch.map(\.opId).filter(Names.isValidID),
+            records: Dictionary(grouping: batch, by: \.collection).mapValues { $0.map(\.id) })
+    }
+
+    /// The lookups of what ``reads(_:)`` found.
+    init(_ snapshot: TransactionSnapshot) throws {
+        for operation in snapshot.operations { operations[Array(operation.opId.utf8)] = operation }
+        for (collection, rows) in snapshot.records {
             var states: [String: StoredRecordState] = [:]
-            for row in try await transaction.currentRecords(collection: collection, ids: operations.map(\.id)) {
-                states[row.id] = try StoredRecordState(row)
-            }
+            for row in rows { states[row.id] = try StoredRecordState(row) }
             records[collection] = states
         }
     }

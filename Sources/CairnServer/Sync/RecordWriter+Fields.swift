@@ -11,7 +11,8 @@ extension RecordWriter {
         storage: any ServerStorage
     ) async throws -> (record: Record, changes: [String: Int64]) {
         try await storage.withProjectWriteTransaction(project: project) { transaction in
-            let row = try await transaction.currentRecords(collection: collection.name, ids: [id]).first
+            let snapshot = try await transaction.read(TransactionReads(records: [collection.name: [id]]))
+            let row = snapshot.records[collection.name]?.first
             guard let current = try row.map(StoredRecordState.init), !current.record.deleted else {
                 throw ErrorBody(code: .notFound, message: "record \(collection.name)/\(id) does not exist", details: ["id": .string(id)])
             }
@@ -19,7 +20,7 @@ extension RecordWriter {
             let patch = SyncOperation(opId: "server-\(id)", collection: collection.name, id: id, op: .patch, data: fields)
             switch BatchPlanner.plan(patch, current: current, collection: collection) {
             case .write(let data, _):
-                var writer = try await RecordWriter(transaction, user: user, now: now)
+                var writer = RecordWriter(transaction, head: snapshot.headVersion, user: user, now: now)
                 let written = try await writer.write(collection: collection.name, id: id, data: data, previous: current)
                 try await writer.finish()
                 return .commit((written.state.record, writer.changedCollections))

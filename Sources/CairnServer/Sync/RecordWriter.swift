@@ -7,7 +7,8 @@ import Foundation
 ///
 /// ```swift
 /// try await storage.withProjectWriteTransaction(project: "field") { transaction in
-///     var writer = try await RecordWriter(transaction, user: "alice", now: now)
+///     let snapshot = try await transaction.read(TransactionReads(records: ["notes": ["n1"]]))
+///     var writer = RecordWriter(transaction, head: snapshot.headVersion, user: "alice", now: now)
 ///     let written = try await writer.write(collection: "notes", id: "n1", data: ["title": "a"], previous: nil)
 ///     try await writer.finish()
 ///     return .commit(written.state.record)
@@ -28,14 +29,14 @@ struct RecordWriter {
     /// The highest new version per changed collection (for live notices).
     private(set) var changedCollections: [String: Int64] = [:]
 
-    /// Reads the project's head version.
-    init(_ transaction: any ProjectWriteTransaction, user: String, now: Date) async throws {
+    /// A writer that numbers from `head`, the project's head version as the transaction read it.
+    init(_ transaction: any ProjectWriteTransaction, head: Int64, user: String, now: Date) {
         self.transaction = transaction
         self.user = user
         self.updatedAt = RFC3339.string(from: now)
         self.updatedDate = RFC3339.date(from: updatedAt)
         self.now = now
-        self.head = try await transaction.headVersion()
+        self.head = head
         self.startHead = head
     }
 

@@ -128,6 +128,29 @@ struct StorageConformanceTests {
         }
     }
 
+    @Test("one read gives the head version, the remembered operations and the rows of several collections, after the transaction's own writes", arguments: StorageBackend.all)
+    func combinedRead(backend: StorageBackend) async throws {
+        try await backend.withProjects { storage in
+            let note = F.row("n1", 1), log = F.row("l1", 2, #"{"message":"m"}"#, fields: ["message": 2])
+            try await F.commit([note], in: storage)
+            try await F.commit([log], collection: "logs", in: storage)
+            let remembered = RememberedOperation(opId: "op-1", fingerprint: "f", result: "{}")
+            let snapshot = try await storage.withProjectWriteTransaction(project: "field") { transaction in
+                try await transaction.rememberOperation(remembered, at: F.epoch)
+                try await transaction.setHeadVersion(7)
+                return .commit(try await transaction.read(TransactionReads(
+                    opIds: ["op-1", "op-2"], records: ["notes": ["n1", "n2"], "logs": ["l1"], "empty": ["x"]])))
+            }
+            #expect(snapshot.headVersion == 7)
+            #expect(snapshot.operations == [remembered])
+            #expect(snapshot.records["notes"] == [note])
+            #expect(snapshot.records["logs"] == [log])
+            #expect(snapshot.records["empty"] == [])
+            let nothing = try await storage.withProjectWriteTransaction(project: "field") { .commit(try await $0.read(TransactionReads())) }
+            #expect(nothing == TransactionSnapshot(headVersion: 7, operations: [], records: [:]))
+        }
+    }
+
     @Test("live versions list live records by id with the head version", arguments: StorageBackend.all)
     func liveVersions(backend: StorageBackend) async throws {
         try await backend.withProjects { storage in

@@ -5,8 +5,8 @@ import Synchronization
 
 extension SQLiteStorage {
     /// Holds the gate for the whole transaction; `BEGIN IMMEDIATE` takes SQLite's write lock at the first access.
-    /// Writes wait in the transaction until its next read or the commit, so a batch costs a few accesses, not one
-    /// per record.
+    /// Writes wait in the transaction until its next read or the commit, so a batch costs two accesses (its one
+    /// read and the commit), not one per record.
     public func withProjectWriteTransaction<T: Sendable>(
         project: String, _ body: (any ProjectWriteTransaction) async throws -> TransactionEnd<T>
     ) async throws -> T {
@@ -47,44 +47,41 @@ final class SQLiteWriteTransaction: ProjectWriteTransaction {
         self.pool = pool
     }
 
-    func headVersion() async throws -> Int64 {
-        try await access { db, project in try SQLiteStorage.headVersion(db, project: project) }
+    func read(_ reads: TransactionReads) async throws -> TransactionSnapshot {
+        let opIdList = reads.opIds.isEmpty ? nil : JSONValue.array(reads.opIds.map { .string($0) }).jsonText()
+        let recordLists = reads.records.mapValues { ids in JSONValue.array(ids.map { .string($0) }).jsonText() }
+        return try await access { db, project in
+            let head = try SQLiteStorage.headVersion(db, project: project)
+            var operations: [RememberedOperation] = []
+            if let opIdList {
+                // TEXT compares by bytes: equivalent Unicode spellings are different opIds.
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                    SELECT op_id, fingerprint, result FROM operations WHERE project = ? AND op_id IN (SELECT value FROM json_each(?))
+                    """), arguments: [project, opIdList])
+                while let row = try rows.next() { operations.append(RememberedOperation(opId: row[0], fingerprint: row[1], result: row[2])) }
+            }
+            var records: [String: [RecordRow]] = [:]
+            for (collection, list) in recordLists {
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                    SELECT id, version, updated_at, updated_by, deleted, data, field_versions FROM records
+                    WHERE project = ? AND collection = ? AND id IN (SELECT value FROM json_each(?))
+                    """), arguments: [project, collection, list])
+                var found: [RecordRow] = []
+                while let row = try rows.next() {
+                    found.append(RecordRow(
+                        id: row[0], version: row[1], updatedAt: row[2], updatedBy: row[3], deleted: row[4], dataText: row[5],
+                        fieldVersions: try FieldVersionsColumn.decode(row[6])))
+                }
+                records[collection] = found
+            }
+            return TransactionSnapshot(headVersion: head, operations: operations, records: records)
+        }
     }
 
     func setHeadVersion(_ version: Int64) async throws { pending.withLock { $0.append(.head(version)) } }
 
-    func rememberedOperations(_ opIds: [String]) async throws -> [RememberedOperation] {
-        let list = JSONValue.array(opIds.map { .string($0) }).jsonText()
-        return try await access { db, project in
-            // TEXT compares by bytes: equivalent Unicode spellings are different opIds.
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT op_id, fingerprint, result FROM operations WHERE project = ? AND op_id IN (SELECT value FROM json_each(?))
-                """), arguments: [project, list])
-            var found: [RememberedOperation] = []
-            while let row = try rows.next() { found.append(RememberedOperation(opId: row[0], fingerprint: row[1], result: row[2])) }
-            return found
-        }
-    }
-
     func rememberOperation(_ operation: RememberedOperation, at time: Date) async throws {
         pending.withLock { $0.append(.operation(operation, createdAt: time.epochSeconds)) }
-    }
-
-    func currentRecords(collection: String, ids: [String]) async throws -> [RecordRow] {
-        let list = JSONValue.array(ids.map { .string($0) }).jsonText()
-        return try await access { db, project in
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT id, version, updated_at, updated_by, deleted, data, field_versions FROM records
-                WHERE project = ? AND collection = ? AND id IN (SELECT value FROM json_each(?))
-                """), arguments: [project, collection, list])
-            var found: [RecordRow] = []
-            while let row = try rows.next() {
-                found.append(RecordRow(
-                    id: row[0], version: row[1], updatedAt: row[2], updatedBy: row[3], deleted: row[4], dataText: row[5],
-                    fieldVersions: try FieldVersionsColumn.decode(row[6])))
-            }
-            return found
-        }
     }
 
     func writeRecord(_ row: RecordRow, collection: String, changedAt: Date) async throws {
