@@ -127,4 +127,8 @@ public enum CairnHeader {
     public static let requestID = "X-Request-ID"
     /// The registered client's id.
     public static let clientID = "Cairn-Client-ID"
+    /// The bytes of a file upload received so far (answered by `HEAD` and `PUT` of an upload URL).
+    public static let uploadOffset = "Upload-Offset"
+    /// A file upload's declared size (answered by `HEAD` of an upload URL).
+    public static let uploadLength = "Upload-Length"
 }

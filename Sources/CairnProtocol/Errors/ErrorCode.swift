@@ -58,6 +58,22 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     public static let batchAborted: ErrorCode = "batch_aborted"
     /// The thing already exists (a user, a project).
     public static let alreadyExists: ErrorCode = "already_exists"
+    /// A chunk's `Content-Range` does not start at the upload's current offset (see the `Upload-Offset` header).
+    public static let offsetMismatch: ErrorCode = "offset_mismatch"
+    /// `complete` was asked before every declared byte of the file arrived.
+    public static let uploadIncomplete: ErrorCode = "upload_incomplete"
+    /// The bytes of a file do not hash to its declared SHA-256; they were discarded.
+    public static let checksumMismatch: ErrorCode = "checksum_mismatch"
+    /// Bytes were sent for a file that is no longer `new` (completed or deleted).
+    public static let fileNotNew: ErrorCode = "file_not_new"
+    /// A download of a file that is not `completed`.
+    public static let fileNotReady: ErrorCode = "file_not_ready"
+    /// A file larger than the project's file size limit (`details.limit`).
+    public static let fileTooLarge: ErrorCode = "file_too_large"
+    /// A file that would take the project's stored bytes over its quota (`details.limit`).
+    public static let quotaExceeded: ErrorCode = "quota_exceeded"
+    /// A download `Range` that starts past the end of the file.
+    public static let rangeNotSatisfiable: ErrorCode = "range_not_satisfiable"
     /// The server failed; retrying may help.
     public static let internalError: ErrorCode = "internal_error"
     /// The server is not available right now; retrying may help.

@@ -72,7 +72,11 @@ extension APIError {
         let status: HTTPResponse.Status
         switch body.code {
         case .validationFailed: status = .unprocessableContent
-        case .incompatibleSchema, .conflict, .alreadyExists: status = .conflict
+        case .incompatibleSchema, .conflict, .alreadyExists, .offsetMismatch, .uploadIncomplete, .fileNotNew, .fileNotReady:
+            status = .conflict
+        case .checksumMismatch: status = .unprocessableContent
+        case .fileTooLarge, .quotaExceeded: status = .contentTooLarge
+        case .rangeNotSatisfiable: status = .rangeNotSatisfiable
         case .notFound: status = .notFound
         case .forbidden: status = .forbidden
         case .unauthorized, .invalidCredentials: status = .unauthorized

@@ -30,6 +30,9 @@ struct FormQuery: Sendable {
     /// The first value given for `name`, if any.
     func get(_ name: String) -> String? { pairs.first { $0.name == name }?.value }
 
+    /// Every value given for `name`, in order (`?tag=a&tag=b`).
+    func all(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
+
     /// One form-encoded component: `+` becomes a space, then `%XX` escapes become bytes, which must be UTF-8.
     static func decode(_ component: Substring) throws -> String {
         guard component.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(component) }

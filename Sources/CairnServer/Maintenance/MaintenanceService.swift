@@ -24,7 +24,7 @@ struct MaintenanceService: Service {
                     let report = try await server.purgeNow()
                     server.logger.info("purged", metadata: [
                         "tombstones": .stringConvertible(report.tombstones), "operations": .stringConvertible(report.operations),
-                        "tokens": .stringConvertible(report.tokens),
+                        "tokens": .stringConvertible(report.tokens), "files": .stringConvertible(report.files),
                     ])
                 } catch {
                     server.logger.error("purge failed", metadata: ["error": .string("\(type(of: error))")])

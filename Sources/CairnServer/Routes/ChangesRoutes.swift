@@ -17,7 +17,7 @@ struct ChangesRoutes: RouteGroup {
             let changes = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
             let page = try await feed.page(
                 project: caller.project, collection: collection, schemaVersion: schema.version, request: changes,
-                clientID: request.headers[HTTPField.Name(CairnHeader.clientID)!], now: clock.now())
+                clientID: request.headers[.cairnClientID], now: clock.now())
             return Response.jsonBytes(page.body)
         }
         routes.get("collections/:collection/digest") { request, context in

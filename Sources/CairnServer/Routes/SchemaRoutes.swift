@@ -13,7 +13,7 @@ struct SchemaRoutes: RouteGroup {
             let caller = try await access.access(request, context, minimum: .reader)
             let schema = try await access.schema(caller)
             let etag = "\"\(schema.version)\""
-            if let match = request.headers[.ifNoneMatch], Self.etagMatches(match, etag) {
+            if request.ifNoneMatch(etag) {
                 return Response(status: .notModified, headers: [.eTag: etag])
             }
             return try Response.json(schema, headers: [.eTag: etag])
@@ -23,14 +23,6 @@ struct SchemaRoutes: RouteGroup {
             let schema = try await request.decodeBody(Schema.self, context: context, limit: 1 << 20)
             let stored = try await admin.setSchema(project: caller.project, schema)
             return try Response.json(stored, headers: [.eTag: "\"\(stored.version)\""])
-        }
-    }
-
-    /// `If-None-Match` may list several tags, or `*`.
-    static func etagMatches(_ header: String, _ etag: String) -> Bool {
-        header.split(separator: ",").contains { tag in
-            let trimmed = tag.trimmingCharacters(in: .whitespaces)
-            return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag
         }
     }
 }

@@ -67,6 +67,22 @@ public struct ServerAdmin: Sendable {
         return stamped
     }
 
+    /// Sets a project's own file limits (a `nil` value falls back to the server's configuration); sizes must not
+    /// be negative.
+    ///
+    /// ```swift
+    /// try await admin.setFileLimits(project: "field", FileLimits(maximumFileBytes: 50 << 20, maximumProjectBytes: 5 << 30))
+    /// ```
+    public func setFileLimits(project: String, _ limits: FileLimits) async throws {
+        for (value, field) in [(limits.maximumFileBytes, "maximumFileBytes"), (limits.maximumProjectBytes, "maximumProjectBytes")] {
+            if let value, value < 0 { throw ErrorBody.validation("\(field) may not be negative", field: field) }
+        }
+        try await storage.setFileLimits(project: project, limits: limits)
+    }
+
+    /// A project's own file limits (`nil` values: the server's configuration applies).
+    public func fileLimits(project: String) async throws -> FileLimits { try await storage.fileLimits(project: project) }
+
     static func checkPassword(_ password: String) throws {
         guard password.count >= 8, password.utf8.count <= 72 else {
             throw ErrorBody.validation("a password needs 8 to 72 bytes", field: "password")

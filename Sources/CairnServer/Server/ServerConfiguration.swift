@@ -7,7 +7,7 @@ import Foundation
 /// configuration.port = 8080
 /// ```
 public struct ServerConfiguration: Sendable {
-    /// Where the database (and, later, files) live.
+    /// Where the database and the files' bytes live.
     public var dataDirectory: URL
     /// The address to listen on.
     public var host: String = "127.0.0.1"
@@ -35,10 +35,20 @@ public struct ServerConfiguration: Sendable {
     public var maximumBatchOperations: Int = 1000
     /// Seconds between keep-alive comments on live-notice streams.
     public var eventsHeartbeat: TimeInterval = 15
+    /// The largest file a project takes, in bytes (default 1 GiB); `cairn admin limits` overrides it per project.
+    public var maximumFileBytes: Int64 = 1 << 30
+    /// The most bytes of `new` and `completed` files one project holds (default 20 GiB); overridable per project.
+    public var maximumProjectFileBytes: Int64 = 20 << 30
+    /// How long a `new` file waits for its bytes after creation or its last received chunk before the sweeper
+    /// deletes it (default 24 hours).
+    public var fileUploadExpiry: TimeInterval = 24 * 3600
 
     /// A configuration with every default, keeping its database (`cairn.sqlite`) in `dataDirectory`.
     public init(dataDirectory: URL) { self.dataDirectory = dataDirectory }
 
     /// The SQLite database file inside the data directory.
     public var databasePath: String { dataDirectory.appendingPathComponent("cairn.sqlite").path }
+
+    /// The folder of the files' bytes inside the data directory (one subfolder per project).
+    public var filesDirectory: URL { dataDirectory.appendingPathComponent("files", isDirectory: true) }
 }

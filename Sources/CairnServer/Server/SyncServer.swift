@@ -29,11 +29,15 @@ public final class SyncServer: Sendable {
     let access: AccessControl
     let feed: ChangesFeed
     let batches: BatchService
+    let files: FileService
+    /// Where files' bytes live (by default under the data directory's `files` folder).
+    public let blobs: any BlobStore
 
-    /// A server over `storage` (by default the SQLite database in the data directory), reading the time from
-    /// `clock` and waiting on `timers`.
+    /// A server over `storage` (by default the SQLite database in the data directory) and `blobs` (by default
+    /// the data directory's `files` folder), reading the time from `clock` and waiting on `timers`.
     public init(
-        configuration: ServerConfiguration, storage: (any ServerStorage)? = nil, clock: any WallClock = SystemWallClock(),
+        configuration: ServerConfiguration, storage: (any ServerStorage)? = nil, blobs: (any BlobStore)? = nil,
+        clock: any WallClock = SystemWallClock(),
         timers: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "cairn.server")
     ) throws {
         self.configuration = configuration
@@ -55,6 +59,10 @@ public final class SyncServer: Sendable {
         self.access = AccessControl(tokens: tokens, storage: self.storage)
         self.feed = ChangesFeed(storage: self.storage)
         self.batches = BatchService(storage: self.storage)
+        self.blobs = blobs ?? DirectoryBlobStore(root: configuration.filesDirectory)
+        self.files = FileService(
+            storage: self.storage, blobs: self.blobs, notifier: notifier, clock: clock, maximumFileBytes: configuration.maximumFileBytes,
+            maximumProjectBytes: configuration.maximumProjectFileBytes, uploadExpiry: configuration.fileUploadExpiry)
     }
 
     /// Direct management of this server's accounts, projects and schemas.
@@ -76,8 +84,10 @@ public final class SyncServer: Sendable {
                 maximumOperations: configuration.maximumBatchOperations),
             EventRoutes(access: access, notifier: notifier, heartbeat: configuration.eventsHeartbeat, timers: timers),
             ClientRoutes(access: access, storage: storage, clock: clock),
+            FileRoutes(access: access, files: files),
         ]
         for group in projectGroups { router.addRoutes(group.collection, atPath: "v1/projects/:project") }
+        router.addRoutes(PublicFileRoutes(files: files).collection, atPath: "v1/public")
         return router
     }
 
@@ -110,13 +120,16 @@ public final class SyncServer: Sendable {
         }.runService()
     }
 
-    /// Purges old tombstones, operation results and expired tokens now (the timer calls this too).
+    /// Purges old tombstones, operation results and expired tokens, and sweeps `new` files past their expiry,
+    /// now (the timer calls this too).
     @discardableResult
     public func purgeNow() async throws -> PurgeReport {
         let now = clock.now()
-        return try await storage.purge(
+        var report = try await storage.purge(
             tombstonesBefore: now - configuration.tombstoneRetention,
             operationsBefore: now - max(configuration.operationRetention, 24 * 3600), now: now)
+        report.files = try await files.sweep()
+        return report
     }
 }
 

@@ -3,7 +3,8 @@ import Foundation
 import ServiceLifecycle
 
 /// What the server keeps, as primitives any SQL engine can offer: accounts, tokens, projects, a project's write
-/// transaction over its records and remembered operations, and ranges of the changes feed. The rules on top of
+/// transaction over its records and remembered operations, ranges of the changes feed, and files' metadata
+/// (``FileCatalog``; their bytes live in a ``BlobStore``). The rules on top of
 /// them (batches, idempotency, conflict policies, cursors, expiry) live once, in the sync layer (``BatchPlanner``
 /// and the server's `BatchService` and `ChangesFeed`), so a second backend implements only this protocol and passes
 /// the same conformance suite.
@@ -21,7 +22,7 @@ import ServiceLifecycle
 ///     .commit(try await transaction.headVersion())
 /// }
 /// ```
-public protocol ServerStorage: Service {
+public protocol ServerStorage: Service, FileCatalog {
     // MARK: Accounts
 
     /// Creates a user; `already_exists` if the name is taken.
@@ -100,6 +101,8 @@ public struct PurgeReport: Sendable, Equatable {
     public var operations: Int
     /// Expired tokens deleted.
     public var tokens: Int
+    /// Expired `new` files deleted (by the server's sweep, after the storage's purge).
+    public var files: Int = 0
 
     /// A report of these counts.
     public init(tombstones: Int, operations: Int, tokens: Int) {

@@ -15,9 +15,12 @@ struct BatchService: Sendable {
     func apply(_ batch: BatchRequest, project: String, schema: Schema, user: String, now: Date) async throws -> BatchOutcome {
         // Data texts and fingerprints are made before the write lock is taken.
         let prepared = batch.operations.map(PreparedOperation.init)
+        let fileIDs = FileReferences.ids(batch.operations, schema: schema)
+        let completedFiles = fileIDs.isEmpty ? [] : try await storage.completedFiles(project: project, ids: fileIDs)
         return try await storage.withProjectWriteTransaction(project: project) { transaction in
-            var writer = try await RecordWriter(transaction, user: user, now: now)
-            var lookups = try await BatchLookups(transaction, batch: batch.operations)
+            let snapshot = try await transaction.read(BatchLookups.reads(batch.operations))
+            var writer = RecordWriter(transaction, head: snapshot.headVersion, user: user, now: now)
+            var lookups = try BatchLookups(snapshot)
             var results: [OperationResult] = []
             var texts: [String] = []
             results.reserveCapacity(batch.operations.count)
@@ -35,7 +38,14 @@ struct BatchService: Sendable {
                 }
                 let current = lookups.record(operation.collection, operation.id)
                 let answer: BatchAnswer
-                switch BatchPlanner.plan(operation, current: current, collection: schema.collection(named: operation.collection)) {
+                let collection = schema.collection(named: operation.collection)
+                var plan = BatchPlanner.plan(operation, current: current, collection: collection)
+                if case .write(let data, false) = plan,
+                    let problem = FileReferences.problem(data, previous: current, collection: collection, completed: completedFiles)
+                {
+                    plan = .reject(problem)
+                }
+                switch plan {
                 case .write(let data, let deleted):
                     // A create or update without top-level nulls commits the data as sent, whose text is made already.
                     let asSent = BatchAnswer.commitsDataAsSent(operation, data: data)

@@ -78,6 +78,35 @@ enum SQLiteMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v2-files") { db in
+            try db.execute(sql: """
+                CREATE TABLE files (
+                    project TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    content_type TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    sha256 TEXT,
+                    status TEXT NOT NULL,
+                    tags TEXT NOT NULL,
+                    public INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    created_by TEXT NOT NULL,
+                    attach_to TEXT,
+                    attached_version INTEGER,
+                    expires_at REAL,
+                    PRIMARY KEY (project, id)
+                );
+                CREATE UNIQUE INDEX files_id ON files(id);
+                CREATE INDEX files_expiry ON files(expires_at) WHERE status = 'new';
+                CREATE TABLE file_limits (
+                    project TEXT PRIMARY KEY NOT NULL REFERENCES projects(name) ON DELETE CASCADE,
+                    maximum_file_bytes INTEGER,
+                    maximum_project_bytes INTEGER
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,11 @@
+import CairnProtocol
+import HTTPTypes
+
+extension HTTPField.Name {
+    /// `Cairn-Client-ID`: the registered client sending the request.
+    static let cairnClientID = HTTPField.Name(CairnHeader.clientID)!
+    /// `Upload-Offset`: the bytes of a file upload received so far.
+    static let uploadOffset = HTTPField.Name(CairnHeader.uploadOffset)!
+    /// `Upload-Length`: a file upload's declared size.
+    static let uploadLength = HTTPField.Name(CairnHeader.uploadLength)!
+}

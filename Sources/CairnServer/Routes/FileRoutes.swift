@@ -1,0 +1,102 @@
+import CairnProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// A project's files (PROTOCOL.md, Files): create, upload, complete, search, metadata, download, change and delete.
+/// Readers search and download; writers do the rest. Mounted at `v1/projects/:project`.
+struct FileRoutes: RouteGroup {
+    let access: AccessControl
+    let files: FileService
+
+    func add(to routes: RouteCollection<CairnRequestContext>) {
+        routes.post("files") { request, context in
+            let caller = try await access.access(request, context, minimum: .writer, action: "Uploading files")
+            let body = try await request.decodeBody(NewFileRequest.self, context: context, limit: 64 * 1024)
+            let file = try await files.create(body, project: caller.project, user: caller.user, schema: try await access.schema(caller))
+            let metadata = try await files.metadata(file)
+            return try Response.json(metadata, status: .created, headers: [.location: metadata.uploadUrl])
+        }
+        routes.get("files") { request, context in
+            let caller = try await access.access(request, context, minimum: .reader)
+            return try Response.json(try await files.search(project: caller.project, query: try Self.query(request.formQuery)))
+        }
+        routes.get("files/:file") { request, context in
+            let caller = try await access.access(request, context, minimum: .reader)
+            return try Response.json(try await files.metadata(try await files.file(project: caller.project, id: Self.id(context))))
+        }
+        routes.patch("files/:file") { request, context in
+            let caller = try await access.access(request, context, minimum: .writer, action: "Changing files")
+            let update = try await request.decodeBody(FileUpdate.self, context: context, limit: 64 * 1024)
+            return try Response.json(try await files.metadata(try await files.update(project: caller.project, id: Self.id(context), update)))
+        }
+        routes.delete("files/:file") { request, context in
+            let caller = try await access.access(request, context, minimum: .writer, action: "Deleting files")
+            return try Response.json(try await files.metadata(try await files.delete(project: caller.project, id: Self.id(context))))
+        }
+        routes.put("files/:file/upload") { request, context in
+            let caller = try await access.access(request, context, minimum: .writer, action: "Uploading files")
+            let range = try request.headers[.contentRange].map(ContentRange.init(header:))
+            let length = request.headers[.contentLength].flatMap { Int64($0) }
+            let (file, offset) = try await files.upload(
+                project: caller.project, id: Self.id(context), range: range, contentLength: length, body: request.body)
+            var metadata = try await files.metadata(file)
+            metadata.uploadOffset = offset
+            return try Response.json(metadata, headers: [.uploadOffset: "\(offset)"])
+        }
+        routes.head("files/:file/upload") { request, context in
+            let caller = try await access.access(request, context, minimum: .writer, action: "Uploading files")
+            let metadata = try await files.metadata(try await files.file(project: caller.project, id: Self.id(context)))
+            return Response(status: .ok, headers: [
+                .uploadOffset: "\(metadata.uploadOffset)", .uploadLength: "\(metadata.size)", .cacheControl: "no-store",
+            ])
+        }
+        routes.post("files/:file/complete") { request, context in
+            let caller = try await access.access(request, context, minimum: .writer, action: "Uploading files")
+            let file = try await files.complete(
+                project: caller.project, id: Self.id(context), user: caller.user, schema: try await access.schema(caller))
+            return try Response.json(try await files.metadata(file))
+        }
+        routes.get("files/:file/content") { request, context in
+            let caller = try await access.access(request, context, minimum: .reader)
+            return try FileDownload.response(
+                try await files.file(project: caller.project, id: Self.id(context)), request: request, blobs: files.blobs)
+        }
+    }
+
+    static func id(_ context: CairnRequestContext) -> String { context.parameters.get("file") ?? "" }
+
+    /// `?status=&name=&tag=&tag=&limit=&after=`; a bad value is `422 validation_failed` naming it.
+    static func query(_ form: FormQuery) throws -> FileQuery {
+        var statuses = Set<FileStatus>()
+        for text in form.all("status") {
+            guard let status = FileStatus(rawValue: text) else {
+                throw APIError.validation("status is new, completed or deleted", field: "status")
+            }
+            statuses.insert(status)
+        }
+        var limit = 100
+        if let text = form.get("limit") {
+            guard let value = Int(text), (1...1000).contains(value) else { throw APIError.validation("limit is 1 to 1000", field: "limit") }
+            limit = value
+        }
+        return FileQuery(
+            statuses: statuses.isEmpty ? [.new, .completed] : statuses, namePattern: form.get("name"), tags: form.all("tag"),
+            after: form.get("after"), limit: limit)
+    }
+}
+
+/// `GET /v1/public/files/:file`: the bytes of public, completed files, without a token. Mounted at `v1/public`.
+struct PublicFileRoutes: RouteGroup {
+    let files: FileService
+
+    func add(to routes: RouteCollection<CairnRequestContext>) {
+        routes.get("files/:file") { request, context in
+            let id = FileRoutes.id(context)
+            guard Names.isValidID(id), let file = try await files.storage.file(id: id), file.isPublic, file.status == .completed else {
+                throw APIError.notFound("public file \"\(id)\"")
+            }
+            return try FileDownload.response(file, request: request, blobs: files.blobs)
+        }
+    }
+}

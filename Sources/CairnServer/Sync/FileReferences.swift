@@ -1,0 +1,32 @@
+import CairnProtocol
+
+/// The batch rule of `file` fields: a record may only come to name a `completed` file of its project, so a record
+/// never points at a file whose bytes are missing. A value the record already holds is not checked again (the
+/// file may have been deleted since; a full update that resends it still applies).
+enum FileReferences {
+    /// The file ids `operations` write into `file` fields, for one lookup before the batch's transaction.
+    static func ids(_ operations: [SyncOperation], schema: Schema) -> [String] {
+        var ids = Set<String>()
+        for operation in operations {
+            guard let data = operation.data, let collection = schema.collection(named: operation.collection) else { continue }
+            for field in collection.fields where field.type == .file {
+                if case .string(let id)? = data[field.name] { ids.insert(id) }
+            }
+        }
+        return Array(ids)
+    }
+
+    /// Why `data`, about to be written over `previous`, may not be: a `file` field that changes to a file not
+    /// in `completed`.
+    static func problem(
+        _ data: [String: JSONValue], previous: StoredRecordState?, collection: CollectionSchema?, completed: Set<String>
+    ) -> ErrorBody? {
+        guard let collection else { return nil }
+        for field in collection.fields where field.type == .file {
+            guard case .string(let id)? = data[field.name], !completed.contains(id), previous?.record.data[field.name] != .string(id)
+            else { continue }
+            return .validation("\(field.name) names file \(id), which is not a completed file of this project", field: field.name)
+        }
+        return nil
+    }
+}
