@@ -38,6 +38,8 @@ let package = Package(
                 "CairnSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                // SHA-256 of files, streamed (uploads declare it, downloads are checked against it).
+                .product(name: "Crypto", package: "swift-crypto"),
                 // Apple platforms use URLSession; AsyncHTTPClient and NIO are linked only where the SDK uses them.
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: nonApple)),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: nonApple)),
@@ -70,6 +72,7 @@ let package = Package(
                 "Cairn",
                 "CairnServer",
                 "CairnProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

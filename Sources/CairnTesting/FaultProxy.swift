@@ -31,6 +31,7 @@ public final class FaultProxy: Sendable {
         var random: SplitMix
         var faults: [Fault] = []
         var connections = 0
+        var scripted: [Fault] = []
     }
 
     private let plan: Mutex<Plan>
@@ -57,6 +58,10 @@ public final class FaultProxy: Sendable {
 
     /// The faults injected so far.
     public var injected: [Fault] { plan.withLock { $0.faults } }
+
+    /// Gives the next connections these faults, in order, before the fault rate applies again: a test that cuts
+    /// a large upload at chosen points (`.cutRequest(after: 50 << 20)`).
+    public func script(_ faults: [Fault]) { plan.withLock { $0.scripted += faults } }
 
     /// Connections accepted so far.
     public var connections: Int { plan.withLock { $0.connections } }
@@ -96,6 +101,11 @@ public final class FaultProxy: Sendable {
     private func nextFault() -> Fault {
         plan.withLock { plan in
             plan.connections += 1
+            if !plan.scripted.isEmpty {
+                let fault = plan.scripted.removeFirst()
+                if fault != .none { plan.faults.append(fault) }
+                return fault
+            }
             guard plan.random.unit() < plan.rate else { return .none }
             if plan.blackholes {
                 plan.faults.append(.blackhole)

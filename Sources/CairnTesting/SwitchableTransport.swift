@@ -75,4 +75,15 @@ public final class SwitchableTransport: HTTPTransport, Sendable {
         guard isOnline else { throw CairnError(.networkUnavailable, "offline (test)", isRetryable: true) }
         return try await inner.stream(request)
     }
+
+    /// Downloads through the inner transport, streaming to the file, or fails with `network_unavailable` when
+    /// offline; counted like ``send(_:)``, not intercepted.
+    public func download(_ request: TransportRequest, to destination: URL) async throws -> TransportResponse {
+        let online = state.withLock { state -> Bool in
+            state.requests += 1
+            return state.online
+        }
+        guard online else { throw CairnError(.networkUnavailable, "offline (test)", isRetryable: true) }
+        return try await inner.download(request, to: destination)
+    }
 }

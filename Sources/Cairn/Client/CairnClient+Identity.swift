@@ -7,9 +7,11 @@ extension CairnClient {
     public func signOut() async throws {
         stopBackgroundTasks()
         closed.withLock { $0 = true }
+        await fileUploader.stop()
         await engine.waitForIdle()
         await auth.forget()
         try store.wipe()
+        fileFolder.removeAll()
         await statusCenter.finish()
     }
 

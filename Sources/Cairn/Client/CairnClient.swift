@@ -26,6 +26,9 @@ public final class CairnClient: Sendable {
     let auth: AuthSession
     let background = Mutex<[String: Task<Void, Never>]>([:])
     let closed = Mutex(false)
+    let fileFolder: FileFolder
+    let fileCache: FileCache
+    let fileUploader: FileUploader
 
     init(configuration: CairnConfiguration, store: LocalStore, api: RemoteAPI, auth: AuthSession) {
         self.configuration = configuration
@@ -34,7 +37,14 @@ public final class CairnClient: Sendable {
         self.auth = auth
         self.statusCenter = StatusCenter()
         self.engine = SyncEngine(store: store, api: api, configuration: configuration, status: statusCenter)
+        self.fileFolder = FileFolder(store: configuration.store)
+        self.fileCache = FileCache(store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter)
+        self.fileUploader = FileUploader(
+            store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter, cache: fileCache)
     }
+
+    /// File attachments: uploads, downloads into the local cache, and the server's files.
+    public var files: CairnFiles { CairnFiles(client: self) }
 
     func checkOpen() throws {
         if closed.withLock({ $0 }) { throw CairnError(.signedOut, "This client was signed out or cleared; open a new one") }
@@ -68,14 +78,20 @@ public final class CairnClient: Sendable {
     @discardableResult
     public func sync() async throws -> SyncSummary {
         try checkOpen()
-        return try await engine.run(SyncScope(push: true, pull: true, collections: nil))
+        await fileUploader.kick()
+        let summary = try await engine.run(SyncScope(push: true, pull: true, collections: nil))
+        afterSync(pulled: nil)
+        return summary
     }
 
     /// Uploads pending changes only.
     @discardableResult
     public func push() async throws -> SyncSummary {
         try checkOpen()
-        return try await engine.run(SyncScope(push: true, pull: false, collections: nil))
+        await fileUploader.kick()
+        let summary = try await engine.run(SyncScope(push: true, pull: false, collections: nil))
+        afterSync(pulled: [])
+        return summary
     }
 
     /// Downloads changes of the given collections (all when `nil`, by download phase).
@@ -83,7 +99,20 @@ public final class CairnClient: Sendable {
     public func pull(_ collections: [String]? = nil) async throws -> SyncSummary {
         try checkOpen()
         if let collections { for name in collections { _ = try store.collection(name) } }
-        return try await engine.run(SyncScope(push: false, pull: true, collections: collections))
+        let summary = try await engine.run(SyncScope(push: false, pull: true, collections: collections))
+        afterSync(pulled: collections)
+        return summary
+    }
+
+    /// File work that follows a sync, in the background: uploads whose records were just pushed start, and the
+    /// configured collections' files are prefetched (`pulled` nil: every collection was pulled).
+    func afterSync(pulled: [String]?) {
+        let prefetch = configuration.prefetchFiles.filter { pulled?.contains($0) ?? true }.sorted()
+        let (uploader, files) = (fileUploader, self.files)
+        Task {
+            await uploader.kick()
+            for collection in prefetch { _ = try? await files.prefetch(collection: collection) }
+        }
     }
 
     /// Downloads the collections of a download group named in the configuration.
@@ -129,5 +158,6 @@ public final class CairnClient: Sendable {
             $0.pendingUploads = counts.pending
             $0.failedUploads = counts.failed
         }
+        await fileUploader.refreshCounts()
     }
 }

@@ -94,6 +94,21 @@ public struct CairnConfiguration: Sendable {
     /// When false, ``CairnClient/open(_:transport:)`` does not contact the server (fully offline use of a store
     /// that synced before).
     public var connectOnOpen: Bool = true
+    /// How many file uploads run at once, beside record sync (default 2).
+    public var fileUploadConcurrency: Int = 2
+    /// The largest file ``CairnFiles/upload(from:name:contentType:tags:public:attachTo:)`` queues (default 1 GiB,
+    /// the server's default limit); a larger one is refused at once with `file_too_large`.
+    public var maximumFileBytes: Int64 = 1 << 30
+    /// The bytes of downloaded files kept on the device; the least recently used beyond it are evicted (default
+    /// 512 MB). Files of pending uploads and pinned files do not count and are never evicted.
+    public var fileCacheBytes: Int64 = 512 << 20
+    /// The time limit of one file transfer request (default one hour); a broken one resumes where it stopped.
+    public var fileTransferTimeout: Duration = .seconds(3600)
+    /// How often a file upload that fails for other than network reasons (a server error) is tried before it moves to the
+    /// failed list (default 20). Network failures never fail an upload: it waits for the network, with backoff.
+    public var maximumFileAttempts: Int = 20
+    /// Collections whose file fields are downloaded into the cache after each pull (within ``fileCacheBytes``).
+    public var prefetchFiles: Set<String> = []
 
     /// A configuration with the settings that have no default; the others start as documented on each property
     /// (no `app`, batches of 500, pages of 5000, 30-second requests) and can be set afterwards.

@@ -95,12 +95,13 @@ struct RemoteAPI: Sendable {
     /// Sends a request; with `retries`, network failures, timeouts and 5xx are retried with the retry policy.
     func send(
         method: String, path: String, body: Data? = nil, headers: [(String, String)] = [], authorized: Bool = true, accept: Set<Int> = [200],
-        retries: Bool = true
+        retries: Bool = true, transfer: Transfer? = nil
     ) async throws -> TransportResponse {
         var attempt = 1
         while true {
             do {
-                return try await sendOnce(method: method, path: path, body: body, headers: headers, authorized: authorized, accept: accept)
+                return try await sendOnce(
+                    method: method, path: path, body: body, headers: headers, authorized: authorized, accept: accept, transfer: transfer)
             } catch let error as CairnError where retries && error.isRetryable && error.retriesInPlace && retry.shouldRetry(after: attempt) {
                 attempt += 1
                 try await clock.sleep(for: retry.delay(beforeAttempt: attempt))
@@ -108,19 +109,36 @@ struct RemoteAPI: Sendable {
         }
     }
 
+    /// A file moved by a request: its body streamed from disk, or its answer streamed to disk, with progress.
+    struct Transfer: Sendable {
+        var upload: TransportFileSlice?
+        var downloadTo: URL?
+        var progress: (@Sendable (Int64) -> Void)?
+        var timeout: Duration
+    }
+
     private func sendOnce(
-        method: String, path: String, body: Data?, headers: [(String, String)], authorized: Bool, accept: Set<Int>
+        method: String, path: String, body: Data?, headers: [(String, String)], authorized: Bool, accept: Set<Int>, transfer: Transfer?
     ) async throws -> TransportResponse {
         var allHeaders = headers
         if body != nil { allHeaders.append(("Content-Type", "application/json")) }
+        if transfer?.upload != nil { allHeaders.append(("Content-Type", "application/octet-stream")) }
         if let id = await clientID() { allHeaders.append((CairnHeader.clientID, id)) }
         var token: String?
         if authorized { token = try await auth.token() }
         for round in 0..<2 {
             var requestHeaders = allHeaders
             if let token { requestHeaders.append(("Authorization", "Bearer \(token)")) }
-            let request = TransportRequest(method: method, url: url(path), headers: requestHeaders, body: body, timeout: timeout)
-            let response = try await transport.send(request)
+            var request = TransportRequest(
+                method: method, url: url(path), headers: requestHeaders, body: body, timeout: transfer?.timeout ?? timeout)
+            request.bodyFile = transfer?.upload
+            request.progress = transfer?.progress
+            let response: TransportResponse
+            if let destination = transfer?.downloadTo {
+                response = try await transport.download(request, to: destination)
+            } else {
+                response = try await transport.send(request)
+            }
             if accept.contains(response.status) { return response }
             if response.status == 401, authorized, round == 0, let refused = token {
                 token = try await auth.refused(refused)

@@ -38,6 +38,48 @@ public struct SyncStatus: Sendable, Hashable {
     public var lastDownload: Date?
     /// The last sync's error, if it failed.
     public var lastError: ErrorBody?
+    /// File uploads queued or running (survives restarts: read from the store).
+    public var pendingFiles: Int = 0
+    /// File uploads that stopped, kept for the app: ``CairnFiles/failedUploads()``.
+    public var failedFiles: Int = 0
+    /// File transfers under way, by file: the local id of an upload, the server id of a download.
+    public var fileTransfers: [String: FileTransfer] = [:]
+
+    /// The progress of every file transfer under way together, from 0 to 1; `nil` when none runs.
+    public var fileProgress: Double? {
+        guard !fileTransfers.isEmpty else { return nil }
+        let total = fileTransfers.values.reduce(Int64(0)) { $0 + $1.totalBytes }
+        let moved = fileTransfers.values.reduce(Int64(0)) { $0 + $1.bytes }
+        return total > 0 ? Double(moved) / Double(total) : 0
+    }
+}
+
+/// One file moving between this device and the server.
+public struct FileTransfer: Sendable, Hashable {
+    /// Which way the bytes go.
+    public enum Direction: String, Sendable, Hashable {
+        case upload, download
+    }
+
+    /// Which way the bytes go.
+    public var direction: Direction
+    /// The file's name (uploads) or id (downloads).
+    public var name: String
+    /// Bytes the server has (uploads) or this device has (downloads).
+    public var bytes: Int64
+    /// The file's size.
+    public var totalBytes: Int64
+
+    /// The progress from 0 to 1.
+    public var fraction: Double { totalBytes > 0 ? min(1, Double(bytes) / Double(totalBytes)) : 1 }
+
+    /// A transfer at `bytes` of `totalBytes`.
+    public init(direction: Direction, name: String, bytes: Int64, totalBytes: Int64) {
+        self.direction = direction
+        self.name = name
+        self.bytes = bytes
+        self.totalBytes = totalBytes
+    }
 }
 
 /// Something that happened during sync, for apps that react to events.

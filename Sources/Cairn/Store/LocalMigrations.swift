@@ -15,6 +15,10 @@ enum LocalMigrations {
             try HistoryTable.createV1(db)
         }
         migrator.registerMigration("v2-attempts-apart", migrate: QueueTable.moveAttemptsApart)
+        migrator.registerMigration("v3-files") { db in
+            try FileUploadTable.createV3(db)
+            try FileCacheTable.createV3(db)
+        }
         return migrator
     }
 }

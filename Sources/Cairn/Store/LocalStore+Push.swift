@@ -8,7 +8,7 @@ extension LocalStore {
     /// - Parameter after: take only positions after this one (the newest already in flight); older changes that
     ///   become ready meanwhile go in a later batch.
     func takeBatch(limit: Int, after: Int64 = 0) throws -> [PendingOperation] {
-        try writeBookkeeping { db in try queue.takeReady(db, limit: limit, after: after) }
+        try writeBookkeeping { db in try rewriteLocalFileIDs(db, try queue.takeReady(db, limit: limit, after: after)) }
     }
 
     /// Records the server's answers: applied uploads leave the queue and move their records' base on, rejected ones
@@ -39,6 +39,9 @@ extension LocalStore {
             try queue.remove(db, sequences: applied.map(\.0.sequence))
             try queue.release(db, rejected + applied.map { QueueTable.Release(opId: $0.0.opId, baseVersion: $0.1.version ?? 0) })
             try acknowledge(db, applied)
+            for (collection, entries) in Dictionary(grouping: applied, by: \.0.collection) {
+                try applyFileOverlays(db, table: table(collection), ids: Set(entries.map(\.0.recordID)))
+            }
             return conflicts
         }
     }

@@ -65,6 +65,7 @@ extension LocalStore {
         } else {
             try table.remove(db, id: id)
         }
+        try applyFileOverlays(db, table: table, ids: [id])
         if case .remove = outcome, try !hasLocalChanges(db, collection: name, id: id) {
             // The changes cancelled out: show the server's state again.
             try rebuildVisible(db, table: table, id: id)

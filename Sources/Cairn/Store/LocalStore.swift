@@ -36,9 +36,13 @@ final class LocalStore: Sendable {
     let conflictLog = ConflictTable()
     /// Sync runs.
     let syncHistory = HistoryTable()
+    /// Queued, failed and completed file uploads.
+    let fileUploads = FileUploadTable()
+    /// Files kept on this device.
+    let fileCache = FileCacheTable()
 
     /// Cairn's own tables, each once; the collection tables of the current schema follow them in ``registry``.
-    var ownTables: [any StoreTable] { [metaTable, cursors, queue, failed, shadows, conflictLog, syncHistory] }
+    var ownTables: [any StoreTable] { [metaTable, cursors, queue, failed, shadows, conflictLog, syncHistory, fileUploads, fileCache] }
 
     /// Every table the store holds: Cairn's own, then one per collection of the current schema. Wiping walks it.
     var registry: [any StoreTable] {

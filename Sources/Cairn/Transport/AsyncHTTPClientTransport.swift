@@ -40,7 +40,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// body up to ``maximumResponseBytes``; failures become ``CairnError``s (`timed_out`, `cancelled` or
     /// `network_unavailable`).
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let prepared = prepare(request)
+        let prepared = try prepare(request)
         do {
             let response = try await client.execute(prepared, timeout: TimeAmount(request.timeout))
             let body = try await response.body.collect(upTo: maximumResponseBytes)
@@ -54,7 +54,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// Opens `request` with no deadline and yields body chunks as they arrive (for Server-Sent Events, not split at lines);
     /// cancelling the stream cancels the request.
     public func stream(_ request: TransportRequest) async throws -> (status: Int, chunks: AsyncThrowingStream<Data, any Error>) {
-        let prepared = prepare(request)
+        let prepared = try prepare(request)
         let response: HTTPClientResponse
         do {
             response = try await client.execute(prepared, deadline: .distantFuture)
@@ -74,11 +74,43 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         return (Int(response.status.code), stream)
     }
 
-    private func prepare(_ request: TransportRequest) -> HTTPClientRequest {
+    /// Sends `request` and streams a 2xx body into `destination` chunk by chunk (never whole in memory), reporting
+    /// the bytes received; the deadline is the request's ``TransportRequest/timeout``.
+    public func download(_ request: TransportRequest, to destination: URL) async throws -> TransportResponse {
+        let prepared = try prepare(request)
+        do {
+            let response = try await client.execute(prepared, timeout: TimeAmount(request.timeout))
+            let headers = response.headers.map { ($0.name, $0.value) }
+            guard (200..<300).contains(Int(response.status.code)) else {
+                let body = try await response.body.collect(upTo: 1 << 20)
+                return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(buffer: body))
+            }
+            let handle = try FileAppender.open(destination)
+            defer { try? handle.close() }
+            var received: Int64 = 0
+            for try await chunk in response.body {
+                try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
+                received += Int64(chunk.readableBytes)
+                request.progress?(received)
+            }
+            return TransportResponse(status: Int(response.status.code), headers: headers, body: Data())
+        } catch let error as CairnError {
+            throw error
+        } catch {
+            throw Self.map(error)
+        }
+    }
+
+    private func prepare(_ request: TransportRequest) throws -> HTTPClientRequest {
         var prepared = HTTPClientRequest(url: request.url.absoluteString)
         prepared.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { prepared.headers.add(name: name, value: value) }
-        if let body = request.body { prepared.body = .bytes(ByteBuffer(bytes: body)) }
+        if let slice = request.bodyFile {
+            let chunks = try FileChunks(slice: slice, progress: request.progress)
+            prepared.body = .stream(chunks, length: .known(slice.length))
+        } else if let body = request.body {
+            prepared.body = .bytes(ByteBuffer(bytes: body))
+        }
         return prepared
     }
 
@@ -119,6 +151,59 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         if error is ChannelError { return "the connection closed" }
         return String(describing: type(of: error))
     }
+}
+
+/// A file slice read chunk by chunk as the connection takes it: reading waits on sending, so a slow network never
+/// makes the file pile up in memory.
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let slice: TransportFileSlice
+    let progress: (@Sendable (Int64) -> Void)?
+    static let chunk = 256 * 1024
+
+    init(slice: TransportFileSlice, progress: (@Sendable (Int64) -> Void)?) throws {
+        guard FileManager.default.isReadableFile(atPath: slice.url.path) else {
+            throw CairnError(.invalidArgument, "\(slice.url.lastPathComponent) cannot be read")
+        }
+        self.slice = slice
+        self.progress = progress
+    }
+
+    final class AsyncIterator: AsyncIteratorProtocol {
+        let slice: TransportFileSlice
+        let progress: (@Sendable (Int64) -> Void)?
+        var handle: FileHandle?
+        var sent: Int64 = 0
+
+        init(slice: TransportFileSlice, progress: (@Sendable (Int64) -> Void)?) {
+            self.slice = slice
+            self.progress = progress
+        }
+
+        func next() async throws -> ByteBuffer? {
+            guard sent < slice.length else {
+                try? handle?.close()
+                handle = nil
+                return nil
+            }
+            if handle == nil {
+                let opened = try FileHandle(forReadingFrom: slice.url)
+                try opened.seek(toOffset: UInt64(slice.offset))
+                handle = opened
+            }
+            let count = Int(Swift.min(Int64(FileChunks.chunk), slice.length - sent))
+            guard let data = try handle?.read(upToCount: count), !data.isEmpty else {
+                throw CairnError(.invalidArgument, "\(slice.url.lastPathComponent) ended before the bytes to send")
+            }
+            sent += Int64(data.count)
+            progress?(sent)
+            return ByteBuffer(data: data)
+        }
+
+        deinit { try? handle?.close() }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(slice: slice, progress: progress) }
 }
 
 /// One `HTTPClient` per connect timeout, kept for the life of the process like `HTTPClient.shared`.

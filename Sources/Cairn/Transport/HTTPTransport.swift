@@ -10,6 +10,10 @@ public struct TransportRequest: Sendable {
     public var headers: [(String, String)]
     /// The JSON body, or `nil` for requests without one (`GET`).
     public var body: Data?
+    /// A body streamed from a file on disk instead of ``body`` (file uploads), never read into memory whole.
+    public var bodyFile: TransportFileSlice?
+    /// Called with the bytes sent so far (with ``bodyFile``) or received so far (with ``HTTPTransport/download(_:to:)``).
+    public var progress: (@Sendable (Int64) -> Void)?
     /// The time limit of the request, then `timed_out` (default 30 seconds; the SDK passes
     /// ``CairnConfiguration/requestTimeout``): a deadline for the whole exchange on AsyncHTTPClient, the idle
     /// interval on URLSession. The live-notice stream passes a day.
@@ -27,6 +31,39 @@ public struct TransportRequest: Sendable {
         self.headers = headers
         self.body = body
         self.timeout = timeout
+    }
+}
+
+/// A byte range of a file on disk, sent as a request body.
+public struct TransportFileSlice: Sendable, Hashable {
+    /// The file.
+    public var url: URL
+    /// The bytes to send: `offset ..< offset + length`.
+    public var offset: Int64
+    /// How many bytes to send.
+    public var length: Int64
+
+    /// The bytes `offset ..< offset + length` of the file at `url`.
+    public init(url: URL, offset: Int64, length: Int64) {
+        self.url = url
+        self.offset = offset
+        self.length = length
+    }
+
+    /// Reads the slice in chunks of at most `chunk` bytes, handing each to `body` in order.
+    public func read(chunk: Int = 256 * 1024, _ body: (Data) async throws -> Void) async throws {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(offset))
+        var left = length
+        while left > 0 {
+            try Task.checkCancellation()
+            guard let data = try handle.read(upToCount: Int(min(Int64(chunk), left))), !data.isEmpty else {
+                throw CairnError(.invalidArgument, "\(url.lastPathComponent) ended before the bytes to send")
+            }
+            left -= Int64(data.count)
+            try await body(data)
+        }
     }
 }
 
@@ -58,8 +95,45 @@ public struct TransportResponse: Sendable {
 ///
 /// Implementations throw ``CairnError`` with `network_unavailable` or `timed_out` for failures to get an answer.
 public protocol HTTPTransport: Sendable {
-    /// Sends a request and returns the response, whatever its status.
+    /// Sends a request and returns the response, whatever its status. A ``TransportRequest/bodyFile`` is sent as
+    /// the body, streamed from disk, with ``TransportRequest/progress`` told the bytes sent.
     func send(_ request: TransportRequest) async throws -> TransportResponse
     /// Opens a stream of body chunks (for Server-Sent Events); the stream ends when the connection does.
     func stream(_ request: TransportRequest) async throws -> (status: Int, chunks: AsyncThrowingStream<Data, any Error>)
+    /// Sends a request and, for a 2xx answer, appends the body to the file at `destination` (made if missing) as it
+    /// arrives, reporting bytes received through ``TransportRequest/progress``; the returned response's body is then
+    /// empty. Any other answer's body is returned whole, and the file is left alone.
+    func download(_ request: TransportRequest, to destination: URL) async throws -> TransportResponse
+}
+
+extension HTTPTransport {
+    /// Downloads by collecting the whole body with ``send(_:)``, then appending it to the file: the fallback for
+    /// transports that do not stream.
+    public func download(_ request: TransportRequest, to destination: URL) async throws -> TransportResponse {
+        let response = try await send(request)
+        guard (200..<300).contains(response.status) else { return response }
+        try FileAppender.append(response.body, to: destination)
+        request.progress?(Int64(response.body.count))
+        return TransportResponse(status: response.status, headers: response.headers, body: Data())
+    }
+}
+
+/// Appends bytes to a file, making it when missing.
+enum FileAppender {
+    static func open(_ url: URL) throws -> FileHandle {
+        if !FileManager.default.fileExists(atPath: url.path) {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw CairnError(.storeFailed, "\(url.lastPathComponent) could not be created")
+            }
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seekToEnd()
+        return handle
+    }
+
+    static func append(_ data: Data, to url: URL) throws {
+        let handle = try open(url)
+        defer { try? handle.close() }
+        try handle.write(contentsOf: data)
+    }
 }

@@ -15,6 +15,7 @@ public struct URLSessionTransport: HTTPTransport {
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         do {
             let (data, response) = try await session.data(for: urlRequest(request))
+            if let slice = request.bodyFile { request.progress?(slice.length) }
             let http = response as? HTTPURLResponse
             return TransportResponse(status: http?.statusCode ?? 0, headers: headers(http), body: data)
         } catch {
@@ -48,10 +49,52 @@ public struct URLSessionTransport: HTTPTransport {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, stream)
     }
 
+    /// Sends `request` and writes a 2xx body into `destination` as it arrives, in 64 KB writes, reporting the bytes
+    /// received.
+    public func download(_ request: TransportRequest, to destination: URL) async throws -> TransportResponse {
+        do {
+            let (bytes, response) = try await session.bytes(for: urlRequest(request))
+            let http = response as? HTTPURLResponse
+            let status = http?.statusCode ?? 0
+            guard (200..<300).contains(status) else {
+                var body = Data()
+                for try await byte in bytes where body.count < 1 << 20 { body.append(byte) }
+                return TransportResponse(status: status, headers: headers(http), body: body)
+            }
+            let handle = try FileAppender.open(destination)
+            defer { try? handle.close() }
+            var buffer = Data()
+            buffer.reserveCapacity(64 * 1024)
+            var received: Int64 = 0
+            for try await byte in bytes {
+                buffer.append(byte)
+                if buffer.count == 64 * 1024 {
+                    try handle.write(contentsOf: buffer)
+                    received += Int64(buffer.count)
+                    request.progress?(received)
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+            try handle.write(contentsOf: buffer)
+            request.progress?(received + Int64(buffer.count))
+            return TransportResponse(status: status, headers: headers(http), body: Data())
+        } catch let error as CairnError {
+            throw error
+        } catch {
+            throw Self.map(error)
+        }
+    }
+
     private func urlRequest(_ request: TransportRequest) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
+        if let slice = request.bodyFile, let stream = InputStream(url: slice.url) {
+            // The stream starts at the slice's offset; Content-Length stops it at the slice's end.
+            stream.setProperty(NSNumber(value: slice.offset), forKey: .fileCurrentOffsetKey)
+            urlRequest.httpBodyStream = stream
+            urlRequest.setValue("\(slice.length)", forHTTPHeaderField: "Content-Length")
+        }
         let (seconds, attoseconds) = request.timeout.components
         urlRequest.timeoutInterval = Double(seconds) + Double(attoseconds) / 1e18
         for (name, value) in request.headers { urlRequest.addValue(value, forHTTPHeaderField: name) }

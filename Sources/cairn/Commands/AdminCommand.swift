@@ -28,8 +28,9 @@ struct AdminCommand: AsyncParsableCommand {
               cairn admin --data ./cairn-data add-user alice --password 'a long password'
               cairn admin --data ./cairn-data grant alice --project field --role writer
               cairn admin --data ./cairn-data set-schema --project field schema.json
+              cairn admin --data ./cairn-data limits --project field --file-bytes 52428800 --project-bytes 10737418240
             """,
-        subcommands: [AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self])
+        subcommands: [AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self, Limits.self])
 
     /// `--data` may come before the subcommand, as in `cairn admin --data DIR add-project NAME`.
     @OptionGroup var options: AdminOptions
@@ -120,6 +121,38 @@ struct AdminCommand: AsyncParsableCommand {
                 try await options.admin().setSchema(project: project, schema)
             }
             print("set the schema of \(project): \(stored.collections.count) collections, version \(stored.version.prefix(12))")
+        }
+    }
+
+    struct Limits: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show or set a project's file limits: the largest file and the bytes of files it may hold.",
+            discussion: "Without a value, the server's defaults apply (1 GiB per file, 20 GiB per project). Pass 'default' to go back to them.")
+        @OptionGroup var options: AdminOptions
+        @Option(name: .long, help: "The project.")
+        var project: String
+        @Option(name: .customLong("file-bytes"), help: "The largest file, in bytes, or 'default'.")
+        var fileBytes: String?
+        @Option(name: .customLong("project-bytes"), help: "The most bytes of files the project holds, or 'default'.")
+        var projectBytes: String?
+
+        func run() async throws {
+            let admin = try options.admin()
+            var limits = try await CLIError.wrap("cannot read the limits of \(project)") { try await admin.fileLimits(project: project) }
+            if let fileBytes { limits.maximumFileBytes = try Self.bytes(fileBytes, "--file-bytes") }
+            if let projectBytes { limits.maximumProjectBytes = try Self.bytes(projectBytes, "--project-bytes") }
+            if fileBytes != nil || projectBytes != nil {
+                let changed = limits
+                try await CLIError.wrap("cannot set the limits of \(project)") { try await admin.setFileLimits(project: project, changed) }
+            }
+            print("\(project): files of at most \(limits.maximumFileBytes.map(String.init) ?? "the server's default"), "
+                  + "\(limits.maximumProjectBytes.map(String.init) ?? "the server's default") bytes in all")
+        }
+
+        static func bytes(_ text: String, _ option: String) throws -> Int64? {
+            if text == "default" { return nil }
+            guard let value = Int64(text), value >= 0 else { throw CLIError("\(option) takes a number of bytes or 'default'") }
+            return value
         }
     }
 }

@@ -53,9 +53,12 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         let client = try await options.open(connect: true)
         let summary = try await CLIError.wrap("sync failed") { try await client.sync() }
+        // Queued file uploads finish (or resume) before the tool exits.
+        await client.files.waitForUploads()
         let status = await client.status()
         print("synced: pushed \(summary.pushed), pulled \(summary.pulled), conflicts \(summary.conflicts), failed \(summary.failed); "
-              + "pending \(status.pendingUploads), failed uploads \(status.failedUploads)")
+              + "pending \(status.pendingUploads), failed uploads \(status.failedUploads)"
+              + (status.pendingFiles + status.failedFiles > 0 ? "; files pending \(status.pendingFiles), failed \(status.failedFiles)" : ""))
     }
 }
 

@@ -27,7 +27,7 @@ final class DemoStory: @unchecked Sendable {
             name: "inspections",
             fields: [FieldSchema(name: "site", type: .string), FieldSchema(name: "status", type: .string),
                      FieldSchema(name: "score", type: .integer), FieldSchema(name: "notes", type: .string),
-                     FieldSchema(name: "due", type: .datetime)],
+                     FieldSchema(name: "due", type: .datetime), FieldSchema(name: "photo", type: .file)],
             indexes: [["status"]], conflictPolicy: .mergeFields),
         CollectionSchema(name: "sites", fields: [FieldSchema(name: "name", type: .string), FieldSchema(name: "open", type: .boolean)]),
     ])
@@ -71,8 +71,16 @@ final class DemoStory: @unchecked Sendable {
         try bob.patch("inspections", id: "insp-1", ["status": "failed"])
         try bob.create("inspections", id: "insp-3", data: ["site": "site-1", "status": "open", "score": 0])
         try bob.patch("sites", id: "site-1", ["open": false])
+        let photo = directory.appendingPathComponent("exits.jpg")
+        try Data((0..<48_000).map { UInt8(truncatingIfNeeded: $0 &* 37) }).write(to: photo)
+        let photoID = try alice.files.upload(
+            from: photo, name: "insp-2-exits.jpg", contentType: "image/jpeg",
+            attachTo: FileAttachment(collection: "inspections", id: "insp-2", field: "photo"))
         let bobQueue = try bob.pendingOperations().map { "\($0.kind.rawValue) \($0.recordID)" }
         say("Offline, alice passed insp-1 and added insp-2; bob scored insp-1, failed it, added insp-3 and closed site-1.")
+        let shown = try alice.record("inspections", id: "insp-2")?.data["photo"]?.stringValue ?? "-"
+        say("Offline, alice photographed insp-2's exits (48 KB): the upload is queued, and insp-2's photo field shows "
+            + "the local id \(shown == photoID ? "local-…" : shown), so her app can display it now.")
         say("bob's two edits of insp-1 combined into one queued patch: \(bobQueue.joined(separator: ", ")).")
         let attempt = ContinuousClock.now
         do {
@@ -89,6 +97,12 @@ final class DemoStory: @unchecked Sendable {
         say("The network is back: the server listens on port \(server.port) again.")
         let aliceSummary = try await alice.sync()
         say("Back online, alice synced: pushed \(aliceSummary.pushed), pulled \(aliceSummary.pulled).")
+        await alice.files.waitForUploads()
+        guard let upload = try alice.files.upload(photoID), upload.state == .completed, let fileID = upload.serverID else {
+            throw CLIError("alice's photo did not upload")
+        }
+        say("Once insp-2 was on the server, alice's photo uploaded in three steps (create, bytes, complete); the server "
+            + "checked its SHA-256 and set insp-2's photo to file \(fileID.prefix(8))… as an ordinary change.")
         let bobSummary = try await bob.sync()
         say("bob synced: pushed \(bobSummary.pushed), conflicts \(bobSummary.conflicts) (both changed insp-1's status).")
         if let conflict = try bob.conflicts().first {
@@ -108,6 +122,14 @@ final class DemoStory: @unchecked Sendable {
                     + (verification.matches ? "matches the server." : "DIFFERS from the server's \(verification.serverDigest.prefix(12))."))
             }
         }
+        guard let bobPhoto = try bob.record("inspections", id: "insp-2")?.data["photo"]?.stringValue else {
+            throw CLIError("bob does not see insp-2's photo")
+        }
+        let bytes = try await bob.files.data(for: bobPhoto)
+        let same = bytes == (try Data(contentsOf: photo))
+        say("bob's insp-2 shows photo \(bobPhoto.prefix(8))…: he downloaded \(bytes.count / 1000) KB, "
+            + (same ? "the very bytes alice took." : "BUT THEY DIFFER from alice's."))
+        converged = converged && same
         let insp1 = try alice.record("inspections", id: "insp-1")?.data ?? [:]
         say("insp-1 everywhere: \(JSONValue.object(insp1).jsonText())")
         print(alice.queryJSON("SELECT id, status, score FROM inspections ORDER BY id"))

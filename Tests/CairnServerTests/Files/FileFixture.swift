@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import CairnProtocol
 import CairnServer
 import CairnTesting
-import Crypto
 import Foundation
 import NIOCore
 
@@ -66,9 +65,7 @@ enum FileTestError: Error {
 }
 
 /// Lowercase hex SHA-256.
-func sha256(_ data: Data) -> String { Hex.encode(SHA256.hash(data: data)) }
+func sha256(_ data: Data) -> String { TestFiles.sha256(data) }
 
 /// `count` bytes that differ from offset to offset.
-func testBytes(_ count: Int, seed: UInt8 = 7) -> Data {
-    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
-}
+func testBytes(_ count: Int, seed: UInt8 = 7) -> Data { TestFiles.bytes(count, seed: seed) }

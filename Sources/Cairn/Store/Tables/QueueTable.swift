@@ -119,6 +119,11 @@ struct QueueTable: StoreTable {
 
     // MARK: Removing
 
+    /// Replaces the data of a queued change before its first upload (file fields holding local file ids).
+    func setData(_ db: Database, sequence: Int64, dataText: String) throws {
+        try db.cachedStatement(sql: "UPDATE cairn_queue SET data = ? WHERE seq = ?").execute(arguments: [dataText, sequence])
+    }
+
     /// Removes one queued change (its attempt count goes with it).
     func remove(_ db: Database, sequence: Int64) throws {
         try db.cachedStatement(sql: "DELETE FROM cairn_queue WHERE seq = ?").execute(arguments: [sequence])

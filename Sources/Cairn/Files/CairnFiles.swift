@@ -1,0 +1,238 @@
+import CairnProtocol
+import Foundation
+
+/// File attachments: uploads queued offline and sent in three resumable steps, downloads into a bounded local
+/// cache, and the server's file search and changes. Reach it as ``CairnClient/files``.
+///
+/// ```swift
+/// // Offline is fine: the record's photo field shows the local id until the server has the file.
+/// let localID = try client.files.upload(from: photoURL, contentType: "image/jpeg",
+///                                       attachTo: FileAttachment(collection: "notes", id: "n-1", field: "photo"))
+/// let image = try await client.files.data(for: note.photo)   // a local id or a server id
+/// ```
+public struct CairnFiles: Sendable {
+    let client: CairnClient
+
+    // MARK: Uploads
+
+    /// Queues an upload of the file at `fileURL` and returns its local id at once (`local-` and a UUID). The bytes
+    /// are kept in the store's files folder (a hard link where the file system allows, else a copy), so the app
+    /// may delete its file. The upload survives restarts; with `attachTo` it waits until that record is pushed,
+    /// and the record's field shows the local id until the server completes the file and sets the field itself.
+    /// - Throws: `file_too_large` over ``CairnConfiguration/maximumFileBytes``; `invalid_argument` for an unreadable
+    ///   file or a field that is not a `file` field; `not_found` for a record that does not exist locally.
+    @discardableResult
+    public func upload(
+        from fileURL: URL, name: String? = nil, contentType: String? = nil, tags: [String] = [], public isPublic: Bool = false,
+        attachTo: FileAttachment? = nil
+    ) throws -> String {
+        try client.checkOpen()
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: fileURL.path)
+        } catch {
+            throw CairnError(.invalidArgument, "\(fileURL.lastPathComponent) cannot be read", cause: error)
+        }
+        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        let limit = client.configuration.maximumFileBytes
+        guard size <= limit else {
+            throw CairnError(
+                .fileTooLarge, "\(fileURL.lastPathComponent) has \(size) bytes; files are at most \(limit)", details: ["limit": .integer(limit)])
+        }
+        let localID = LocalStore.localFilePrefix + UUID().uuidString.lowercased()
+        let path: String
+        do {
+            path = try client.fileFolder.keep(fileURL, as: localID)
+        } catch {
+            throw CairnError(.storeFailed, "\(fileURL.lastPathComponent) could not be kept for upload", cause: error)
+        }
+        let job = FileUploadJob(
+            localID: localID, name: name ?? fileURL.lastPathComponent, contentType: contentType ?? "application/octet-stream", size: size,
+            sha256: "", tags: tags, isPublic: isPublic, attachTo: attachTo, path: path, createdAt: client.configuration.wallClock.now())
+        do {
+            try client.store.queueFileUpload(job)
+        } catch {
+            try? FileManager.default.removeItem(at: client.fileFolder.url(path))
+            throw CairnError(wrapping: error)
+        }
+        let uploader = client.fileUploader
+        Task {
+            await uploader.refreshCounts()
+            await uploader.kick()
+        }
+        return localID
+    }
+
+    /// Uploads queued or running, oldest first.
+    public func pendingUploads() throws -> [PendingFile] { try client.store.fileUploads(in: [.queued]).map(PendingFile.init) }
+
+    /// Uploads that stopped (the server refused the file, or it kept failing), oldest first.
+    public func failedUploads() throws -> [PendingFile] { try client.store.fileUploads(in: [.failed]).map(PendingFile.init) }
+
+    /// The upload with this local id, in any state.
+    public func upload(_ localID: String) throws -> PendingFile? { try client.store.fileUpload(localID: localID).map(PendingFile.init) }
+
+    /// Queues a failed upload again, to start now; false when no failed upload has this id.
+    @discardableResult
+    public func retry(_ localID: String) async throws -> Bool {
+        let retried = try client.store.retryFileUpload(localID: localID)
+        await client.fileUploader.refreshCounts()
+        await client.fileUploader.kick()
+        return retried
+    }
+
+    /// Drops a queued or failed upload and its local copy; a record field showing it goes back to its former value.
+    public func discard(_ localID: String) async throws {
+        if let job = try client.store.discardFileUpload(localID: localID) {
+            try? FileManager.default.removeItem(at: client.fileFolder.url(job.path))
+        }
+        await client.fileUploader.refreshCounts()
+    }
+
+    /// Waits until no upload is running and none is ready to start (the ones waiting for a retry or for their
+    /// record to be pushed stay queued).
+    public func waitForUploads() async { await client.fileUploader.drain() }
+
+    // MARK: Downloads
+
+    /// The local file of `id` (a local id of a pending upload, or a server id), downloading it into the cache if
+    /// needed. Read it before it may be evicted, or ``pin(_:)`` it.
+    public func fileURL(for id: String) async throws -> URL {
+        try client.checkOpen()
+        return try await client.fileCache.url(for: id)
+    }
+
+    /// The bytes of `id`, downloading the file into the cache if needed.
+    public func data(for id: String) async throws -> Data {
+        let url = try await fileURL(for: id)
+        do {
+            return try Data(contentsOf: url, options: .mappedIfSafe)
+        } catch {
+            throw CairnError(.storeFailed, "The cached file \(id) could not be read", cause: error)
+        }
+    }
+
+    /// Whether `id` is on this device now (no download needed).
+    public func isAvailableOffline(_ id: String) async throws -> Bool { try await client.fileCache.isCached(id) }
+
+    /// Keeps a downloaded file out of eviction (downloading it first), or lets it go again.
+    public func pin(_ id: String, _ pinned: Bool = true) async throws {
+        if pinned { _ = try await fileURL(for: id) }
+        try client.store.pinFile(id, pinned)
+        if !pinned { try await client.fileCache.evict() }
+    }
+
+    /// Downloads the files the `file` fields of `collection`'s local records name, while they fit in the cache
+    /// bound; returns how many were downloaded.
+    @discardableResult
+    public func prefetch(collection: String) async throws -> Int {
+        var fetched = 0
+        for id in try client.store.fileReferences(collection: collection) where try await !client.fileCache.isCached(id) {
+            let used = try client.store.cacheTotals()
+            let size = try await client.api.fileMetadata(fileID: id).size
+            guard used.bytes - used.pinnedBytes + size <= client.configuration.fileCacheBytes else { break }
+            _ = try await client.fileCache.url(for: id)
+            fetched += 1
+        }
+        return fetched
+    }
+
+    /// The files kept on this device: how many, and their bytes (pinned ones included).
+    public func cacheUsage() throws -> (files: Int, bytes: Int64) {
+        let totals = try client.store.cacheTotals()
+        return (totals.count, totals.bytes)
+    }
+
+    // MARK: The server's files
+
+    /// The server's files matching `search`, every page.
+    public func search(_ search: FileSearch = FileSearch()) async throws -> [FileMetadata] {
+        var found: [FileMetadata] = []
+        var after: String?
+        repeat {
+            let page = try await client.api.searchFiles(search, after: after)
+            found += page.files
+            after = page.next
+        } while after != nil
+        return found
+    }
+
+    /// A file's metadata on the server.
+    public func metadata(_ id: String) async throws -> FileMetadata { try await client.api.fileMetadata(fileID: try serverID(id)) }
+
+    /// Renames a file on the server.
+    @discardableResult
+    public func rename(_ id: String, to name: String) async throws -> FileMetadata {
+        try await client.api.updateFile(fileID: try serverID(id), FileUpdate(name: name))
+    }
+
+    /// Replaces a file's tags on the server.
+    @discardableResult
+    public func retag(_ id: String, _ tags: [String]) async throws -> FileMetadata {
+        try await client.api.updateFile(fileID: try serverID(id), FileUpdate(tags: tags))
+    }
+
+    /// Makes a file readable without a token at `/v1/public/files/{id}`, or private again.
+    @discardableResult
+    public func setPublic(_ id: String, _ isPublic: Bool) async throws -> FileMetadata {
+        try await client.api.updateFile(fileID: try serverID(id), FileUpdate(public: isPublic))
+    }
+
+    /// Deletes a file on the server (its bytes are removed) and from the cache.
+    @discardableResult
+    public func delete(_ id: String) async throws -> FileMetadata {
+        let serverID = try serverID(id)
+        let deleted = try await client.api.deleteFile(fileID: serverID)
+        try await client.fileCache.remove(serverID)
+        return deleted
+    }
+
+    /// The server id of `id`: itself, or the server id of a completed upload's local id.
+    public func serverID(_ id: String) throws -> String {
+        guard id.hasPrefix(LocalStore.localFilePrefix) else { return id }
+        guard let job = try client.store.fileUpload(localID: id), job.state == .completed, let serverID = job.serverID else {
+            throw CairnError(.fileNotReady, "The upload \(id) has not completed yet: the server does not know the file")
+        }
+        return serverID
+    }
+}
+
+/// A file upload queued on this device.
+public struct PendingFile: Sendable, Hashable, Identifiable {
+    /// The local id ``CairnFiles/upload(from:name:contentType:tags:public:attachTo:)`` returned.
+    public var id: String
+    /// The file's name.
+    public var name: String
+    /// Its size in bytes.
+    public var size: Int64
+    /// Its MIME type.
+    public var contentType: String
+    /// Its tags.
+    public var tags: [String]
+    /// The record field it is attached to.
+    public var attachTo: FileAttachment?
+    /// Where it stands.
+    public var state: FileUploadState
+    /// The server's id, once the server made its slot.
+    public var serverID: String?
+    /// Failed attempts so far.
+    public var attempts: Int
+    /// Why the last attempt failed, or why it stopped.
+    public var error: ErrorBody?
+    /// When it was queued.
+    public var createdAt: Date
+
+    init(_ job: FileUploadJob) {
+        id = job.localID
+        name = job.name
+        size = job.size
+        contentType = job.contentType
+        tags = job.tags
+        attachTo = job.attachTo
+        state = job.state
+        serverID = job.serverID
+        attempts = job.attempts
+        error = job.error
+        createdAt = job.createdAt
+    }
+}

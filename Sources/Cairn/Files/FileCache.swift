@@ -1,0 +1,150 @@
+import CairnProtocol
+import Crypto
+import Foundation
+
+/// The files kept on this device: downloads on demand into `cache/`, checked against the server's SHA-256,
+/// resumed with `Range` after a broken connection, and evicted least-recently-used beyond
+/// ``CairnConfiguration/fileCacheBytes``. Pinned files and the copies of pending uploads are never evicted.
+actor FileCache {
+    let store: LocalStore
+    let api: RemoteAPI
+    let folder: FileFolder
+    let configuration: CairnConfiguration
+    let status: StatusCenter
+    private var downloads: [String: Task<URL, any Error>] = [:]
+
+    init(store: LocalStore, api: RemoteAPI, folder: FileFolder, configuration: CairnConfiguration, status: StatusCenter) {
+        self.store = store
+        self.api = api
+        self.folder = folder
+        self.configuration = configuration
+        self.status = status
+    }
+
+    /// The local file for `id`: a pending upload's copy (local ids), a cached download, or a new download.
+    func url(for id: String) async throws -> URL {
+        if id.hasPrefix(LocalStore.localFilePrefix) {
+            guard let job = try store.fileUpload(localID: id) else {
+                throw CairnError(.notFound, "No upload with the local id \(id) is known on this device")
+            }
+            if job.state != .completed || job.serverID == nil { return folder.url(job.path) }
+            return try await url(for: job.serverID!)
+        }
+        if let path = try store.cachedFile(id) {
+            let url = folder.url(path)
+            if FileManager.default.fileExists(atPath: url.path) { return url }
+            _ = try store.uncacheFile(id)
+        }
+        if let running = downloads[id] { return try await running.value }
+        let task = Task { try await self.download(id) }
+        downloads[id] = task
+        defer { downloads[id] = nil }
+        return try await task.value
+    }
+
+    /// Whether the file is on this device now (no download needed).
+    func isCached(_ id: String) throws -> Bool {
+        if id.hasPrefix(LocalStore.localFilePrefix) { return try store.fileUpload(localID: id) != nil }
+        return try store.cachedFile(id).map { FileManager.default.fileExists(atPath: folder.url($0).path) } ?? false
+    }
+
+    /// Downloads into `cache/ID.partial` (resuming what an earlier attempt left), checks the bytes against the
+    /// SHA-256 of the file's metadata, then keeps it and evicts what no longer fits.
+    private func download(_ id: String) async throws -> URL {
+        guard Names.isValidID(id) else { throw CairnError.invalid("\(id) is not a file id") }
+        let metadata = try await api.fileMetadata(fileID: id)
+        guard metadata.status == .completed else {
+            throw CairnError(.fileNotReady, "File \(id) is \(metadata.status.rawValue) on the server: only completed files download")
+        }
+        try folder.prepare()
+        let partial = folder.cache.appendingPathComponent(id + ".partial")
+        let finished = folder.cache.appendingPathComponent(id)
+        var offset = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int64) ?? 0
+        if offset > metadata.size {
+            try? FileManager.default.removeItem(at: partial)
+            offset = 0
+        }
+        let start = offset
+        let reporter = ProgressReporter { [weak self] received in
+            Task { await self?.report(id, bytes: start + received, total: metadata.size) }
+        }
+        let response: TransportResponse
+        if offset == metadata.size {
+            response = TransportResponse(status: 206, headers: [], body: Data())
+        } else {
+            response = try await api.downloadFile(
+                fileID: id, from: offset, to: partial, timeout: configuration.fileTransferTimeout, progress: reporter.report)
+        }
+        await status.update { $0.fileTransfers[id] = nil }
+        if response.status == 200, offset > 0 {
+            // The server sent the whole file (it ignored the range): what was kept came first and must go.
+            try Self.dropPrefix(offset, of: partial)
+        }
+        if let expected = metadata.sha256, try Self.sha256(of: partial) != expected {
+            try? FileManager.default.removeItem(at: partial)
+            throw CairnError(.checksumMismatch, "The downloaded bytes of \(id) do not hash to the server's SHA-256; download again", isRetryable: true)
+        }
+        try? FileManager.default.removeItem(at: finished)
+        try FileManager.default.moveItem(at: partial, to: finished)
+        try store.cacheFile(id, path: "cache/" + id, size: metadata.size, pinned: false)
+        try evict(keeping: id)
+        return finished
+    }
+
+    /// A completed upload's copy becomes the cached file of its server id: no download needed on this device.
+    func adoptUpload(_ job: FileUploadJob, serverID: String) {
+        let source = folder.url(job.path)
+        let destination = folder.cache.appendingPathComponent(serverID)
+        do {
+            try folder.prepare()
+            try? FileManager.default.removeItem(at: destination)
+            try FileManager.default.moveItem(at: source, to: destination)
+            try store.cacheFile(serverID, path: "cache/" + serverID, size: job.size, pinned: false)
+            try evict(keeping: serverID)
+        } catch {
+            // The copy stays where it was; the file downloads when asked for.
+        }
+    }
+
+    /// Evicts the least recently used unpinned files beyond the bound.
+    func evict(keeping: String? = nil) throws {
+        for path in try store.evictFiles(toFit: configuration.fileCacheBytes, keeping: keeping) {
+            try? FileManager.default.removeItem(at: folder.url(path))
+        }
+    }
+
+    /// Removes a file from the cache.
+    func remove(_ id: String) throws {
+        if let path = try store.uncacheFile(id) { try? FileManager.default.removeItem(at: folder.url(path)) }
+    }
+
+    private func report(_ id: String, bytes: Int64, total: Int64) async {
+        await status.update { $0.fileTransfers[id] = FileTransfer(direction: .download, name: id, bytes: bytes, totalBytes: max(total, bytes)) }
+    }
+
+    /// Lowercase hex SHA-256 of a file, read in 1 MB chunks.
+    static func sha256(of url: URL) throws -> String {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
+        return Hex.encode(hasher.finalize())
+    }
+
+    /// Removes the first `count` bytes of a file, in place.
+    static func dropPrefix(_ count: Int64, of url: URL) throws {
+        let trimmed = url.appendingPathExtension("trim")
+        try? FileManager.default.removeItem(at: trimmed)
+        FileManager.default.createFile(atPath: trimmed.path, contents: nil)
+        let reader = try FileHandle(forReadingFrom: url)
+        let writer = try FileHandle(forWritingTo: trimmed)
+        defer {
+            try? reader.close()
+            try? writer.close()
+        }
+        try reader.seek(toOffset: UInt64(count))
+        while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty { try writer.write(contentsOf: chunk) }
+        try FileManager.default.removeItem(at: url)
+        try FileManager.default.moveItem(at: trimmed, to: url)
+    }
+}

@@ -1,0 +1,211 @@
+import CairnProtocol
+import Foundation
+import Synchronization
+
+/// Runs queued file uploads beside record sync, never in front of it: at most ``CairnConfiguration/fileUploadConcurrency``
+/// at once, each through the three steps, streaming from its local copy and resuming from the server's offset
+/// after any interruption. A job that fails for network reasons is tried again later with the retry policy's
+/// backoff; one the server refuses (or that keeps failing) moves to the failed list and never blocks anything.
+actor FileUploader {
+    let store: LocalStore
+    let api: RemoteAPI
+    let folder: FileFolder
+    let configuration: CairnConfiguration
+    let status: StatusCenter
+    let cache: FileCache
+    private var running: [String: Task<Void, Never>] = [:]
+    private var wake: Task<Void, Never>?
+    private var stopped = false
+
+    init(store: LocalStore, api: RemoteAPI, folder: FileFolder, configuration: CairnConfiguration, status: StatusCenter, cache: FileCache) {
+        self.store = store
+        self.api = api
+        self.folder = folder
+        self.configuration = configuration
+        self.status = status
+        self.cache = cache
+    }
+
+    /// Starts the jobs whose turn has come, up to the concurrency limit.
+    func kick() {
+        guard !stopped else { return }
+        let limit = max(1, configuration.fileUploadConcurrency)
+        guard running.count < limit, let ready = try? store.readyFileUploads(now: configuration.wallClock.now()) else { return }
+        for job in ready where running[job.localID] == nil && running.count < limit {
+            running[job.localID] = Task { [weak self] in
+                await self?.run(job)
+            }
+        }
+    }
+
+    /// Waits until no upload runs and none is ready, waiting through short backoffs of jobs that failed fewer times
+    /// than the retry policy allows in place (tests, the command line). Jobs waiting for their record, or for the
+    /// network after repeated failures, stay queued.
+    func drain() async {
+        while !stopped {
+            kick()
+            if let next = running.values.first {
+                await next.value
+                continue
+            }
+            let now = configuration.wallClock.now()
+            guard let waiting = try? store.fileUploads(in: [.queued]),
+                let soonest = waiting.filter({ $0.attempts > 0 && $0.attempts < configuration.retry.maximumAttempts }).map(\.nextAttemptAt).min()
+            else { return }
+            let delay = soonest.timeIntervalSince(now)
+            guard delay < 5 else { return }
+            if delay > 0 { try? await configuration.clock.sleep(for: .milliseconds(Int(delay * 1000) + 1)) }
+        }
+    }
+
+    /// Stops every upload (they resume on the next start).
+    func stop() {
+        stopped = true
+        wake?.cancel()
+        for task in running.values { task.cancel() }
+        running.removeAll()
+    }
+
+    private func run(_ job: FileUploadJob) async {
+        do {
+            try await upload(job)
+        } catch {
+            let failure = CairnError(wrapping: error)
+            if failure.code != .cancelled, !Task.isCancelled {
+                let body = ErrorBody(code: failure.code, message: failure.message, details: failure.details)
+                // Offline is normal: a network failure never moves a job to the failed list; anything else counts.
+                let offline = failure.code == .networkUnavailable || failure.code == .timedOut
+                if failure.isRetryable, offline || job.attempts + 1 < configuration.maximumFileAttempts {
+                    let delay = configuration.retry.delay(beforeAttempt: job.attempts + 2)
+                    try? store.noteFileAttempt(localID: job.localID, error: body, retryAt: configuration.wallClock.now() + delay.timeInterval)
+                    scheduleWake(after: delay)
+                } else {
+                    try? store.failFileUpload(localID: job.localID, error: body)
+                }
+            }
+        }
+        running[job.localID] = nil
+        await status.update { $0.fileTransfers[job.localID] = nil }
+        await refreshCounts()
+        kick()
+    }
+
+    /// Kicks again once a backoff has passed.
+    private func scheduleWake(after delay: Duration) {
+        wake?.cancel()
+        let clock = configuration.clock
+        wake = Task { [weak self] in
+            guard (try? await clock.sleep(for: delay)) != nil else { return }
+            await self?.kick()
+        }
+    }
+
+    func refreshCounts() async {
+        guard let counts = try? store.fileUploadCounts() else { return }
+        await status.update {
+            $0.pendingFiles = counts.pending
+            $0.failedFiles = counts.failed
+        }
+    }
+
+    /// The three steps, from wherever the job stands.
+    private func upload(_ job: FileUploadJob) async throws {
+        let source = folder.url(job.path)
+        var job = job
+        if job.sha256.isEmpty {
+            // Hashed here, not when queued: queuing a large file returns at once.
+            job.sha256 = try FileCache.sha256(of: source)
+            try store.setFileSHA256(localID: job.localID, sha256: job.sha256)
+        }
+        var serverID = job.serverID
+        var restarts = 0
+        while true {
+            try Task.checkCancellation()
+            if serverID == nil {
+                let created = try await api.createFile(NewFileRequest(
+                    name: job.name, contentType: job.contentType, size: job.size, sha256: job.sha256, tags: job.tags, public: job.isPublic,
+                    attachTo: job.attachTo))
+                try store.setFileServerID(localID: job.localID, serverID: created.id)
+                serverID = created.id
+            }
+            guard let id = serverID else { continue }
+            do {
+                try await sendBytes(job, fileID: id, source: source)
+                let done = try await api.completeFile(fileID: id)
+                try store.completeFileUpload(localID: job.localID, attachedVersion: done.attachedVersion)
+                await cache.adoptUpload(job, serverID: id)
+                return
+            } catch let error as CairnError where error.code == .notFound && error.httpStatus == 404 && error.details?["id"] == nil {
+                // The slot is gone (it expired and was swept): start a new one.
+                guard restarts < 3 else { throw error }
+                restarts += 1
+                try store.setFileServerID(localID: job.localID, serverID: nil)
+                serverID = nil
+            } catch let error as CairnError where error.code == .checksumMismatch {
+                // The server discarded the bytes: send them again, once.
+                guard restarts < 1 else { throw error }
+                restarts += 1
+            }
+        }
+    }
+
+    /// Sends what the server lacks, asking for its offset after every interruption; returns once it has every byte.
+    private func sendBytes(_ job: FileUploadJob, fileID: String, source: URL) async throws {
+        var stalls = 0
+        while true {
+            try Task.checkCancellation()
+            let offset = try await api.uploadOffset(fileID: fileID)
+            await report(job, bytes: offset)
+            if offset >= job.size { return }
+            let slice = TransportFileSlice(url: source, offset: offset, length: job.size - offset)
+            let reporter = ProgressReporter { [weak self] sent in
+                Task { await self?.report(job, bytes: offset + sent) }
+            }
+            do {
+                _ = try await api.uploadChunk(
+                    fileID: fileID, slice: slice, total: job.size, timeout: configuration.fileTransferTimeout, progress: reporter.report)
+                stalls = 0
+            } catch let error as CairnError where error.isRetryable || error.code == .offsetMismatch {
+                // Broken off, or another request still held the file: ask where it stands and go on from there, a
+                // few times without progress before the job backs off.
+                let now = try? await api.uploadOffset(fileID: fileID)
+                if let now, now > offset { stalls = 0 } else { stalls += 1 }
+                guard stalls < 10 else { throw error }
+                if error.code == .offsetMismatch || now == nil { try await configuration.clock.sleep(for: .milliseconds(200)) }
+            }
+        }
+    }
+
+    private func report(_ job: FileUploadJob, bytes: Int64) async {
+        await status.update {
+            $0.fileTransfers[job.localID] = FileTransfer(direction: .upload, name: job.name, bytes: bytes, totalBytes: job.size)
+        }
+    }
+}
+
+/// Reports transfer progress at most about every 1% (and at the end), so a large file does not flood the status stream.
+final class ProgressReporter: Sendable {
+    private let last = Mutex<Int64>(-1)
+    private let sink: @Sendable (Int64) -> Void
+
+    init(_ sink: @escaping @Sendable (Int64) -> Void) { self.sink = sink }
+
+    var report: @Sendable (Int64) -> Void {
+        { [self] bytes in
+            let due = last.withLock { last -> Bool in
+                guard last < 0 || bytes - last >= 1 << 20 else { return false }
+                last = bytes
+                return true
+            }
+            if due { sink(bytes) }
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,168 @@
+import CairnProtocol
+import Foundation
+import GRDB
+
+/// The local side of file uploads: durable jobs, the record fields that show a pending file, and pushes that never
+/// carry a local file id.
+extension LocalStore {
+    /// The prefix of local file ids, which only this device knows.
+    static let localFilePrefix = "local-"
+
+    /// Queues an upload job in one transaction; with an attachment, the record's field shows the local id at once.
+    /// The record must exist locally and the field must be a `file` field.
+    func queueFileUpload(_ job: FileUploadJob) throws {
+        try writer.write { db in
+            if let target = job.attachTo {
+                let table = try self.table(target.collection)
+                guard table.schema.fields.contains(where: { $0.name == target.field && $0.type == .file }) else {
+                    throw CairnError.invalid("\(target.field) is not a file field of \(target.collection)")
+                }
+                guard try table.state(db, id: target.id) != nil else {
+                    throw CairnError(.notFound, "\(target.collection)/\(target.id) does not exist: save the record before attaching a file")
+                }
+            }
+            try fileUploads.insert(db, job)
+            if let target = job.attachTo { try applyFileOverlays(db, table: self.table(target.collection), ids: [target.id]) }
+        }
+    }
+
+    /// Shows pending and just-completed attachments on the visible rows among `ids` (every row of the collection
+    /// when `nil`); completed ones whose attachment the row's server state has reached are settled.
+    func applyFileOverlays(_ db: Database, table: CollectionTable, ids: Set<String>?) throws {
+        guard try fileUploads.hasOverlays(db, collection: table.name) else { return }
+        var settled: [String] = []
+        for overlay in try fileUploads.overlays(db, collection: table.name) where ids?.contains(overlay.recordID) ?? true {
+            guard let row = try table.row(db, id: overlay.recordID) else { continue }
+            if overlay.completed, row.version >= overlay.attachedVersion ?? 0 {
+                settled.append(overlay.localID)
+                continue
+            }
+            let current = row.data[overlay.field]
+            guard current != .string(overlay.value) else { continue }
+            if current != .string(overlay.localID) { try fileUploads.setUnderlying(db, localID: overlay.localID, current) }
+            var data = row.data
+            data[overlay.field] = .string(overlay.value)
+            try table.upsert(
+                db, id: row.id, data: data, version: row.version, pending: row.pending, updatedAt: row.updatedAt, updatedBy: row.updatedBy)
+        }
+        try fileUploads.settle(db, localIDs: settled)
+    }
+
+    /// Removes a job that is not completed; a record field showing it goes back to what it held before.
+    func discardFileUpload(localID: String) throws -> FileUploadJob? {
+        try writer.write { db in
+            guard let job = try fileUploads.job(db, localID: localID), job.state != .completed else { return nil }
+            if let target = job.attachTo, let table = try? self.table(target.collection), let row = try table.row(db, id: target.id),
+                row.data[target.field] == .string(localID)
+            {
+                let underlying = try fileUploads.overlays(db, collection: table.name).first { $0.localID == localID }?.underlying
+                var data = row.data
+                data[target.field] = underlying
+                try table.upsert(
+                    db, id: row.id, data: data, version: row.version, pending: row.pending, updatedAt: row.updatedAt, updatedBy: row.updatedBy)
+            }
+            try fileUploads.remove(db, localID: localID)
+            return job
+        }
+    }
+
+    /// Rewrites file fields holding a local file id in operations taken for the first time, and stores the
+    /// rewrite (every later attempt sends the same operation): the server id of a completed upload, else the value
+    /// the server holds (a patch leaves the field out). The server then sets the field itself when the upload
+    /// completes.
+    func rewriteLocalFileIDs(_ db: Database, _ operations: [PendingOperation]) throws -> [PendingOperation] {
+        var rewritten = operations
+        for (index, operation) in operations.enumerated() where operation.attempts == 1 {
+            guard let text = operation.dataText, text.contains("\"\(Self.localFilePrefix)"), var data = operation.data,
+                let table = try? self.table(operation.collection)
+            else { continue }
+            var changed = false
+            for field in table.schema.fields where field.type == .file {
+                guard case .string(let value)? = data[field.name], value.hasPrefix(Self.localFilePrefix) else { continue }
+                changed = true
+                if let serverID = try fileUploads.serverID(db, localID: value) {
+                    data[field.name] = .string(serverID)
+                } else if operation.kind == .patch {
+                    data[field.name] = nil
+                } else {
+                    data[field.name] = try shadows.shadow(db, collection: operation.collection, id: operation.recordID)?.serverData?[field.name]
+                }
+            }
+            guard changed else { continue }
+            let newText = JSONValue.object(data).jsonText()
+            try queue.setData(db, sequence: operation.sequence, dataText: newText)
+            rewritten[index].dataText = newText
+        }
+        return rewritten
+    }
+
+    /// Queued jobs whose turn has come: not waiting for a retry, and attached (if at all) to a record the server has.
+    /// A job whose record was deleted fails.
+    func readyFileUploads(now: Date) throws -> [FileUploadJob] {
+        try writer.write { db in
+            var ready: [FileUploadJob] = []
+            for job in try fileUploads.jobs(db, in: [.queued]) where job.nextAttemptAt <= now {
+                if let target = job.attachTo {
+                    guard let table = try? self.table(target.collection), let state = try table.state(db, id: target.id) else {
+                        try fileUploads.fail(db, localID: job.localID, error: ErrorBody(
+                            code: .notFound, message: "\(target.collection)/\(target.id) was deleted before its file was uploaded"))
+                        continue
+                    }
+                    // A record not pushed yet: the file waits for it.
+                    if state.version == 0 { continue }
+                }
+                ready.append(job)
+            }
+            return ready
+        }
+    }
+
+    /// The job with this local id.
+    func fileUpload(localID: String) throws -> FileUploadJob? { try writer.read { db in try fileUploads.job(db, localID: localID) } }
+
+    /// Jobs in `states`, oldest first.
+    func fileUploads(in states: [FileUploadState]) throws -> [FileUploadJob] { try writer.read { db in try fileUploads.jobs(db, in: states) } }
+
+    /// Stores the SHA-256 of a job's bytes.
+    func setFileSHA256(localID: String, sha256: String) throws {
+        try writeBookkeeping { db in try fileUploads.setSHA256(db, localID: localID, sha256: sha256) }
+    }
+
+    /// Notes the server's slot for a job.
+    func setFileServerID(localID: String, serverID: String?) throws {
+        try writeBookkeeping { db in try fileUploads.setServerID(db, localID: localID, serverID: serverID) }
+    }
+
+    /// Marks a job completed; its record field now shows the server id until a pull brings the server's state.
+    func completeFileUpload(localID: String, attachedVersion: Int64?) throws {
+        try writer.write { db in
+            try fileUploads.complete(db, localID: localID, attachedVersion: attachedVersion)
+            if let target = try fileUploads.job(db, localID: localID)?.attachTo, let table = try? self.table(target.collection) {
+                try applyFileOverlays(db, table: table, ids: [target.id])
+            }
+        }
+    }
+
+    /// Counts a failed attempt of a job, to retry at `retryAt`.
+    func noteFileAttempt(localID: String, error: ErrorBody, retryAt: Date) throws {
+        try writeBookkeeping { db in try fileUploads.noteAttempt(db, localID: localID, error: error, retryAt: retryAt) }
+    }
+
+    /// Moves a job to the failed list.
+    func failFileUpload(localID: String, error: ErrorBody) throws {
+        try writeBookkeeping { db in try fileUploads.fail(db, localID: localID, error: error) }
+    }
+
+    /// Queues a failed job again.
+    func retryFileUpload(localID: String) throws -> Bool {
+        try writer.write { db in try fileUploads.retry(db, localID: localID) }
+    }
+
+    /// How many jobs are queued and failed.
+    func fileUploadCounts() throws -> (pending: Int, failed: Int) {
+        try writer.read { db in
+            let counts = try fileUploads.counts(db)
+            return (counts[.queued] ?? 0, counts[.failed] ?? 0)
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import ArgumentParser
+import Cairn
+import CairnProtocol
+import Foundation
+import Synchronization
+
+/// `cairn files`: file attachments against a server, through a local store (uploads are queued there and resume
+/// after an interruption).
+struct FilesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "files",
+        abstract: "Upload, list, download, inspect and delete files on a server.",
+        discussion: """
+            Uploads go through a local store: they are queued there first, so an interrupted upload (a lost
+            connection, a killed process) resumes where it stopped on the next `cairn files upload` or `cairn sync`.
+            Progress shows as a bar on a terminal and as plain lines otherwise. The password comes from CAIRN_PASSWORD.
+
+            Examples:
+              cairn files upload --store field.sqlite photo.jpg --type image/jpeg --tag site-7 --attach notes/n-1/photo
+              cairn files list --store field.sqlite --tag site-7
+              cairn files download --store field.sqlite 0b5e... --output photo.jpg
+            """,
+        subcommands: [FilesUpload.self, FilesList.self, FilesDownload.self, FilesInfo.self, FilesDelete.self])
+}
+
+struct FilesUpload: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upload", abstract: "Upload a file (and any upload an earlier run left unfinished); prints the server's file id.")
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The file to upload.") var path: String
+    @Option(name: .long, help: "The name kept with the file (default: the file's name).") var name: String?
+    @Option(name: .long, help: "The MIME type (default: application/octet-stream).") var type: String?
+    @Option(name: .long, help: "A tag; repeat for several.") var tag: [String] = []
+    @Flag(name: .long, help: "Make the file readable without a token.") var `public` = false
+    @Option(name: .long, help: "Set this record field to the file once uploaded: COLLECTION/ID/FIELD.") var attach: String?
+
+    func run() async throws {
+        let client = try await options.open(connect: true)
+        var target: FileAttachment?
+        if let attach {
+            let parts = attach.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { throw CLIError("--attach takes COLLECTION/ID/FIELD") }
+            target = FileAttachment(collection: parts[0], id: parts[1], field: parts[2])
+            // The record must be local: fetch the server's records first.
+            _ = try await CLIError.wrap("cannot sync before attaching") { try await client.pull([parts[0]]) }
+        }
+        let url = URL(fileURLWithPath: path)
+        let localID = try CLIError.wrap("cannot queue \(path)") {
+            try client.files.upload(from: url, name: name, contentType: type, tags: tag, public: `public`, attachTo: target)
+        }
+        let shown = Mutex<String?>(localID)
+        try await TransferProgress.watching(client, id: { shown.withLock { $0 } }, label: "upload \(name ?? url.lastPathComponent)") {
+            try await FilesUpload.finish(client)
+        }
+        guard let job = try client.files.upload(localID) else { throw CLIError("the upload of \(path) disappeared") }
+        switch job.state {
+        case .completed: print(job.serverID ?? "")
+        case .failed: throw CLIError("the upload of \(path) failed: \(job.error?.message ?? "unknown") (\(job.error?.code.rawValue ?? ""))")
+        case .queued: throw CLIError("the upload of \(path) is not finished (\(job.error?.message ?? "the server is unreachable")); run again to resume")
+        }
+    }
+
+    /// Pushes records first (attachments wait for them), then runs every ready upload to its end.
+    static func finish(_ client: CairnClient) async throws {
+        _ = try await CLIError.wrap("sync failed") { try await client.push() }
+        await client.files.waitForUploads()
+        for failed in try client.files.failedUploads() {
+            FileHandle.standardError.write(Data("failed upload \(failed.name): \(failed.error?.message ?? "")\n".utf8))
+        }
+    }
+}
+
+struct FilesList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the server's files: id, status, size, name and tags, one per line (or JSON).")
+
+    @OptionGroup var options: StoreOptions
+    @Option(name: .long, help: "Only files whose name matches this pattern (% any run, _ one character).") var name: String?
+    @Option(name: .long, help: "Only files with this tag; repeat for several (all must match).") var tag: [String] = []
+    @Option(name: .long, help: "Only files in this status: new, completed or deleted; repeat for several.") var status: [String] = []
+    @Flag(name: .long, help: "Print one JSON object per line.") var json = false
+
+    func run() async throws {
+        let statuses = try status.map { text -> FileStatus in
+            guard let status = FileStatus(rawValue: text) else { throw CLIError("--status is new, completed or deleted") }
+            return status
+        }
+        let client = try await options.open(connect: true)
+        let files = try await CLIError.wrap("cannot list files") {
+            try await client.files.search(FileSearch(name: name, tags: tag, statuses: statuses, pageSize: 1000))
+        }
+        for file in files {
+            if json {
+                print(String(decoding: try CairnJSON.encode(file), as: UTF8.self))
+            } else {
+                print([file.id, file.status.rawValue, "\(file.size)", file.name, file.tags.joined(separator: ",")].joined(separator: "\t"))
+            }
+        }
+    }
+}
+
+struct FilesDownload: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "download", abstract: "Download a file by its id.")
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The file id.") var id: String
+    @Option(name: .shortAndLong, help: "Where to write it (default: its name in the current folder; - for standard output).")
+    var output: String?
+
+    func run() async throws {
+        let client = try await options.open(connect: true)
+        let metadata = try await CLIError.wrap("cannot read file \(id)") { try await client.files.metadata(id) }
+        let cached = try await TransferProgress.watching(client, id: { [id] in id }, label: "download \(metadata.name)") {
+            try await CLIError.wrap("cannot download \(id)") { try await client.files.fileURL(for: id) }
+        }
+        if output == "-" {
+            let handle = try FileHandle(forReadingFrom: cached)
+            defer { try? handle.close() }
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { FileHandle.standardOutput.write(chunk) }
+            return
+        }
+        // The name is the server's metadata: only its last component is used, never a path it spells.
+        let fallback = (metadata.name as NSString).lastPathComponent
+        let destination = URL(fileURLWithPath: output ?? (fallback.isEmpty || fallback == ".." || fallback == "." ? metadata.id : fallback))
+        try CLIError.wrap("cannot write \(destination.path)") {
+            try? FileManager.default.removeItem(at: destination)
+            try FileManager.default.copyItem(at: cached, to: destination)
+        }
+        print("\(destination.path)\t\(metadata.size) bytes\tsha256 \(metadata.sha256 ?? "")")
+    }
+}
+
+struct FilesInfo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "info", abstract: "Print a file's metadata as JSON.")
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The file id.") var id: String
+
+    func run() async throws {
+        let client = try await options.open(connect: true)
+        let metadata = try await CLIError.wrap("cannot read file \(id)") { try await client.files.metadata(id) }
+        print(String(decoding: try CairnJSON.encode(metadata), as: UTF8.self))
+    }
+}
+
+struct FilesDelete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a file on the server (its bytes are removed).")
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The file id.") var id: String
+
+    func run() async throws {
+        let client = try await options.open(connect: true)
+        let deleted = try await CLIError.wrap("cannot delete \(id)") { try await client.files.delete(id) }
+        print("deleted \(deleted.id) (\(deleted.name))")
+    }
+}

@@ -1,0 +1,96 @@
+import Cairn
+import CairnProtocol
+import CairnServer
+import CairnTesting
+import Foundation
+import Testing
+
+@Suite("cairn files", .enabled(if: Tool.binary != nil, "the cairn binary is not built next to the tests"), .serialized)
+struct FilesToolTests {
+    func arguments(_ command: [String], store: String, fixture: Fixture) -> [String] {
+        ["files"] + command + ["--store", store, "--server", fixture.server.baseURL.absoluteString, "--project", Fixture.project, "--user", "alice"]
+    }
+
+    @Test("upload, list, info, download and delete, with plain progress lines when not on a terminal")
+    func roundTrip() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        _ = try await fixture.push("alice", [SyncOperation(opId: newOpID(), collection: "notes", id: "n1", op: .create, data: ["title": "a"])])
+        let folder = Tool.temporaryDirectory()
+        let store = folder.appendingPathComponent("cli.sqlite").path
+        let source = folder.appendingPathComponent("photo.jpg")
+        let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try bytes.write(to: source)
+        let environment = ["CAIRN_PASSWORD": TestServer.password]
+
+        let upload = try await Tool.runDetached(
+            arguments(["upload", source.path, "--type", "image/jpeg", "--tag", "site-7", "--attach", "notes/n1/photo"], store: store, fixture: fixture),
+            environment: environment)
+        #expect(upload.status == 0, "\(upload.stderr)")
+        let id = upload.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(id.count == 36)
+        #expect(upload.stderr.contains("upload photo.jpg: 100%"))
+        let record = try await fixture.pullAll("bob", "notes").changes.first { $0.id == "n1" }
+        #expect(record?.data?["photo"] == .string(id))
+
+        let list = try await Tool.runDetached(arguments(["list", "--tag", "site-7"], store: store, fixture: fixture), environment: environment)
+        #expect(list.status == 0)
+        #expect(list.stdout.hasPrefix("\(id)\tcompleted\t3000000\tphoto.jpg\tsite-7"))
+        let info = try await Tool.runDetached(arguments(["info", id], store: store, fixture: fixture), environment: environment)
+        let metadata = try CairnJSON.decode(FileMetadata.self, from: Data(info.stdout.utf8))
+        #expect(metadata.sha256 == TestFiles.sha256(bytes))
+
+        let output = folder.appendingPathComponent("copy.jpg")
+        let download = try await Tool.runDetached(
+            arguments(["download", id, "--output", output.path], store: store, fixture: fixture), environment: environment)
+        #expect(download.status == 0, "\(download.stderr)")
+        #expect(try Data(contentsOf: output) == bytes)
+
+        let delete = try await Tool.runDetached(arguments(["delete", id], store: store, fixture: fixture), environment: environment)
+        #expect(delete.status == 0)
+        let gone = try await Tool.runDetached(arguments(["download", id, "--output", output.path + ".2"], store: store, fixture: fixture),
+                                              environment: environment)
+        #expect(gone.status == 1)
+        #expect(gone.stderr.contains("file_not_ready") || gone.stderr.contains("deleted"))
+        let missing = try await Tool.runDetached(arguments(["upload", folder.appendingPathComponent("nope").path], store: store, fixture: fixture),
+                                                 environment: environment)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("cannot"))
+    }
+
+    @Test("an upload killed part-way resumes from the server's offset when run again")
+    func killedUploadResumes() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let folder = Tool.temporaryDirectory()
+        let store = folder.appendingPathComponent("cli.sqlite").path
+        let (source, hash) = try TestFiles.large(megabytes: 150)
+        defer { try? FileManager.default.removeItem(at: source) }
+        let process = Process()
+        process.executableURL = Tool.binary
+        process.arguments = arguments(["upload", source.path], store: store, fixture: fixture)
+        process.environment = ["CAIRN_PASSWORD": TestServer.password]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Kill it once the server has some of the bytes.
+        var received: Int64 = 0
+        for _ in 0..<600 where process.isRunning {
+            try await Task.sleep(for: .milliseconds(20))
+            let files = try await fixture.server.server.storage.searchFiles(project: Fixture.project, query: FileQuery(statuses: [.new], limit: 10))
+            if let file = files.first {
+                received = try await fixture.server.server.blobs.size(project: Fixture.project, id: file.id)
+                if received > 0 { break }
+            }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try #require(received > 0, "the upload finished before it could be killed")
+        let rerun = try await Tool.runDetached(["sync", "--store", store], environment: ["CAIRN_PASSWORD": TestServer.password])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        let files = try await fixture.server.server.storage.searchFiles(project: Fixture.project, query: FileQuery(statuses: [.completed], limit: 10))
+        #expect(files.count == 1)
+        #expect(files.first?.sha256 == hash)
+        print("killed upload: \(received >> 20) MB had arrived before the kill")
+    }
+}
