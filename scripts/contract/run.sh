@@ -49,6 +49,7 @@ print(json.load(urllib.request.urlopen(request, timeout=10))["accessToken"])
 ' "$base" "$CAIRN_PASSWORD")"
 
 python3 "$here/outside_client.py" "$base" "$token"
+python3 "$here/outside_files.py" "$base" "$token" "$cairn" "$CAIRN_PASSWORD"
 
 # Logout is left out (it would revoke the token the run uses; its tests are in the Swift suite), and so is the
 # live-notices stream, which stays open by design.
