@@ -1,6 +1,7 @@
 import CairnProtocol
 import Crypto
 import Foundation
+import Synchronization
 
 /// The files kept on this device: downloads on demand into `cache/`, checked against the server's SHA-256,
 /// resumed with `Range` after a broken connection, and evicted least-recently-used beyond
@@ -68,19 +69,28 @@ actor FileCache {
         let reporter = ProgressReporter { [weak self] received in
             Task { await self?.report(id, bytes: start + received, total: metadata.size) }
         }
+        // The bytes are hashed as they arrive: no second read of a large file. A resumed download hashes what was
+        // kept first.
+        let hasher = StreamingSHA256()
         let response: TransportResponse
         if offset == metadata.size {
             response = TransportResponse(status: 206, headers: [], body: Data())
         } else {
+            if offset > 0 { try Self.hash(partial, upTo: offset, into: hasher) }
             response = try await api.downloadFile(
-                fileID: id, from: offset, to: partial, timeout: configuration.fileTransferTimeout, progress: reporter.report)
+                fileID: id, from: offset, to: partial, timeout: configuration.fileTransferTimeout, progress: reporter.report,
+                received: { bytes in hasher.update(bytes) })
         }
         await status.update { $0.fileTransfers[id] = nil }
+        var hash = hasher.finalize()
         if response.status == 200, offset > 0 {
             // The server sent the whole file (it ignored the range): what was kept came first and must go.
             try Self.dropPrefix(offset, of: partial)
+            hash = try Self.sha256(of: partial)
+        } else if offset == metadata.size {
+            hash = try Self.sha256(of: partial)
         }
-        if let expected = metadata.sha256, try Self.sha256(of: partial) != expected {
+        if let expected = metadata.sha256, hash != expected {
             try? FileManager.default.removeItem(at: partial)
             throw CairnError(.checksumMismatch, "The downloaded bytes of \(id) do not hash to the server's SHA-256; download again", isRetryable: true)
         }
@@ -131,6 +141,17 @@ actor FileCache {
         return Hex.encode(hasher.finalize())
     }
 
+    /// Feeds the first `count` bytes of a file to `hasher`.
+    static func hash(_ url: URL, upTo count: Int64, into hasher: StreamingSHA256) throws {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var left = count
+        while left > 0, let chunk = try handle.read(upToCount: Int(min(Int64(1 << 20), left))), !chunk.isEmpty {
+            chunk.withUnsafeBytes { hasher.update($0) }
+            left -= Int64(chunk.count)
+        }
+    }
+
     /// Removes the first `count` bytes of a file, in place.
     static func dropPrefix(_ count: Int64, of url: URL) throws {
         let trimmed = url.appendingPathExtension("trim")
@@ -147,4 +168,14 @@ actor FileCache {
         try FileManager.default.removeItem(at: url)
         try FileManager.default.moveItem(at: trimmed, to: url)
     }
+}
+
+/// A SHA-256 fed from any task, chunk by chunk.
+final class StreamingSHA256: Sendable {
+    private let state = Mutex(SHA256())
+
+    func update(_ bytes: UnsafeRawBufferPointer) { state.withLock { $0.update(bufferPointer: bytes) } }
+
+    /// The lowercase hex digest of everything fed.
+    func finalize() -> String { Hex.encode(state.withLock { $0.finalize() }) }
 }

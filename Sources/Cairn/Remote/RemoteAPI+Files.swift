@@ -62,13 +62,15 @@ extension RemoteAPI {
         try decode(FileMetadata.self, try await send(method: "DELETE", path: "\(filesPath)/\(fileID)"))
     }
 
-    /// Appends the bytes of a completed file from `offset` on to `destination`, streamed; returns its ETag.
-    func downloadFile(fileID: String, from offset: Int64, to destination: URL, timeout: Duration, progress: @escaping @Sendable (Int64) -> Void)
-        async throws -> TransportResponse
-    {
+    /// Appends the bytes of a completed file from `offset` on to `destination`, streamed, handing each chunk to
+    /// `received` too.
+    func downloadFile(
+        fileID: String, from offset: Int64, to destination: URL, timeout: Duration, progress: @escaping @Sendable (Int64) -> Void,
+        received: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
+    ) async throws -> TransportResponse {
         try await send(
             method: "GET", path: "\(filesPath)/\(fileID)/content", headers: offset > 0 ? [("Range", "bytes=\(offset)-")] : [],
-            accept: [200, 206], transfer: Transfer(downloadTo: destination, progress: progress, timeout: timeout))
+            accept: [200, 206], transfer: Transfer(downloadTo: destination, progress: progress, received: received, timeout: timeout))
     }
 }
 

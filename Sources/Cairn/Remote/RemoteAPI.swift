@@ -114,6 +114,7 @@ struct RemoteAPI: Sendable {
         var upload: TransportFileSlice?
         var downloadTo: URL?
         var progress: (@Sendable (Int64) -> Void)?
+        var received: (@Sendable (UnsafeRawBufferPointer) -> Void)?
         var timeout: Duration
     }
 
@@ -133,6 +134,7 @@ struct RemoteAPI: Sendable {
                 method: method, url: url(path), headers: requestHeaders, body: body, timeout: transfer?.timeout ?? timeout)
             request.bodyFile = transfer?.upload
             request.progress = transfer?.progress
+            request.received = transfer?.received
             let response: TransportResponse
             if let destination = transfer?.downloadTo {
                 response = try await transport.download(request, to: destination)

@@ -89,7 +89,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             defer { try? handle.close() }
             var received: Int64 = 0
             for try await chunk in response.body {
-                try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
+                try chunk.withUnsafeReadableBytes { bytes in
+                    try handle.write(contentsOf: bytes)
+                    request.received?(bytes)
+                }
                 received += Int64(chunk.readableBytes)
                 request.progress?(received)
             }

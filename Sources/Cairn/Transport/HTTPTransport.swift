@@ -14,6 +14,8 @@ public struct TransportRequest: Sendable {
     public var bodyFile: TransportFileSlice?
     /// Called with the bytes sent so far (with ``bodyFile``) or received so far (with ``HTTPTransport/download(_:to:)``).
     public var progress: (@Sendable (Int64) -> Void)?
+    /// Called with each chunk of a download's body as it is written, in order (to hash it on the way).
+    public var received: (@Sendable (UnsafeRawBufferPointer) -> Void)?
     /// The time limit of the request, then `timed_out` (default 30 seconds; the SDK passes
     /// ``CairnConfiguration/requestTimeout``): a deadline for the whole exchange on AsyncHTTPClient, the idle
     /// interval on URLSession. The live-notice stream passes a day.
@@ -113,6 +115,7 @@ extension HTTPTransport {
         let response = try await send(request)
         guard (200..<300).contains(response.status) else { return response }
         try FileAppender.append(response.body, to: destination)
+        response.body.withUnsafeBytes { request.received?($0) }
         request.progress?(Int64(response.body.count))
         return TransportResponse(status: response.status, headers: response.headers, body: Data())
     }

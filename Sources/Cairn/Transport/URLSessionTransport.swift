@@ -70,12 +70,14 @@ public struct URLSessionTransport: HTTPTransport {
                 buffer.append(byte)
                 if buffer.count == 64 * 1024 {
                     try handle.write(contentsOf: buffer)
+                    buffer.withUnsafeBytes { request.received?($0) }
                     received += Int64(buffer.count)
                     request.progress?(received)
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
             try handle.write(contentsOf: buffer)
+            buffer.withUnsafeBytes { request.received?($0) }
             request.progress?(received + Int64(buffer.count))
             return TransportResponse(status: status, headers: headers(http), body: Data())
         } catch let error as CairnError {

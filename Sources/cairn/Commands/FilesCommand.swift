@@ -125,7 +125,8 @@ struct FilesDownload: AsyncParsableCommand {
         let destination = URL(fileURLWithPath: output ?? (fallback.isEmpty || fallback == ".." || fallback == "." ? metadata.id : fallback))
         try CLIError.wrap("cannot write \(destination.path)") {
             try? FileManager.default.removeItem(at: destination)
-            try FileManager.default.copyItem(at: cached, to: destination)
+            // A hard link where the file system allows: no second copy of a large file.
+            do { try FileManager.default.linkItem(at: cached, to: destination) } catch { try FileManager.default.copyItem(at: cached, to: destination) }
         }
         print("\(destination.path)\t\(metadata.size) bytes\tsha256 \(metadata.sha256 ?? "")")
     }
