@@ -30,6 +30,7 @@ public struct DirectoryBlobStore: BlobStore {
         !part.isEmpty && part != "." && part != ".." && !part.contains("/") && !part.contains("\0")
     }
 
+    /// Makes `ROOT/PROJECT/ID` empty (its folder too) and syncs it.
     public func create(project: String, id: String) async throws {
         let file = path(project, id)
         try await FileSystem.shared.createDirectory(at: file.removingLastComponent(), withIntermediateDirectories: true)
@@ -38,10 +39,12 @@ public struct DirectoryBlobStore: BlobStore {
         }
     }
 
+    /// The file's size on disk.
     public func size(project: String, id: String) async throws -> Int64 {
         try await FileSystem.shared.info(forFileAt: path(project, id))?.size ?? 0
     }
 
+    /// Cuts the file at `offset`, then writes in 1 MB pieces and syncs before returning.
     public func write<Chunks: AsyncSequence>(
         project: String, id: String, at offset: Int64, limit: Int64, from chunks: Chunks
     ) async throws -> Int64 where Chunks.Element == ByteBuffer {
@@ -84,6 +87,7 @@ public struct DirectoryBlobStore: BlobStore {
         }
     }
 
+    /// Reads 256 KB chunks through NIO's file system.
     public func read(project: String, id: String, range: Range<Int64>, into body: (ByteBuffer) async throws -> Void) async throws {
         guard !range.isEmpty else { return }
         try await FileSystem.shared.withFileHandle(forReadingAt: path(project, id)) { handle in
@@ -93,6 +97,7 @@ public struct DirectoryBlobStore: BlobStore {
         }
     }
 
+    /// Deletes the file.
     public func remove(project: String, id: String) async throws {
         try await FileSystem.shared.removeItem(at: path(project, id), recursively: false)
     }

@@ -3,6 +3,8 @@ import Foundation
 import GRDB
 
 extension SQLiteStorage {
+    /// Sums the project's `new` and `completed` sizes and inserts in one write transaction, so two creations never
+    /// both fit a quota only one fits.
     public func insertFile(_ file: StoredFile, projectBytesLimit: Int64?) async throws -> Bool {
         try await write { db in
             if let projectBytesLimit {
@@ -19,6 +21,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Reads the `files` row by its key.
     public func file(project: String, id: String) async throws -> StoredFile? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT \(FileRowColumns.list) FROM files WHERE project = ? AND id = ?", arguments: [project, id])
@@ -26,12 +29,14 @@ extension SQLiteStorage {
         }
     }
 
+    /// Reads the `files` row by its id alone (ids are unique across projects).
     public func file(id: String) async throws -> StoredFile? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT \(FileRowColumns.list) FROM files WHERE id = ?", arguments: [id]).map(FileRowColumns.file)
         }
     }
 
+    /// One `UPDATE ... WHERE status = ?`: a compare-and-set on the status.
     public func replaceFile(_ file: StoredFile, ifStatus expected: FileStatus) async throws -> Bool {
         try await write { db in
             let values = FileRowColumns.values(file)
@@ -44,6 +49,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Statuses and tags match through `json_each`, the name with SQLite's `LIKE`, in id order.
     public func searchFiles(project: String, query: FileQuery) async throws -> [StoredFile] {
         var sql = "SELECT \(FileRowColumns.list) FROM files WHERE project = ?"
         var arguments: StatementArguments = [project]
@@ -69,6 +75,7 @@ extension SQLiteStorage {
         return try await pool.read { db in try Row.fetchAll(db, sql: text, arguments: values).map(FileRowColumns.file) }
     }
 
+    /// Reads the partial index of `new` files by expiry.
     public func expiredFiles(before date: Date, limit: Int) async throws -> [StoredFile] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: """
@@ -77,6 +84,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Deletes the row only while its status is `new`.
     public func removeNewFile(project: String, id: String) async throws -> Bool {
         try await write { db in
             try db.execute(sql: "DELETE FROM files WHERE project = ? AND id = ? AND status = 'new'", arguments: [project, id])
@@ -84,6 +92,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// One query over the ids as a JSON array.
     public func completedFiles(project: String, ids: [String]) async throws -> Set<String> {
         let list = JSONValue.array(ids.map { .string($0) }).jsonText()
         return try await pool.read { db in
@@ -93,6 +102,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Reads `file_limits`; a project without a row has no limits of its own.
     public func fileLimits(project: String) async throws -> FileLimits {
         try await pool.read { db in
             guard let row = try Row.fetchOne(db, sql: """
@@ -102,6 +112,7 @@ extension SQLiteStorage {
         }
     }
 
+    /// Upserts `file_limits`; `not_found` for an unknown project.
     public func setFileLimits(project: String, limits: FileLimits) async throws {
         try await write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM projects WHERE name = ?", arguments: [project]) != nil else {
