@@ -38,6 +38,9 @@ struct ServiceTests {
             "/v1/projects/{project}/collections/{collection}/changes": ["get"],
             "/v1/projects/{project}/collections/{collection}/digest": ["get"], "/v1/projects/{project}/batch": ["post"],
             "/v1/projects/{project}/events": ["get"], "/v1/projects/{project}/clients": ["post"],
+            "/v1/projects/{project}/files": ["get", "post"], "/v1/projects/{project}/files/{id}": ["get", "patch", "delete"],
+            "/v1/projects/{project}/files/{id}/upload": ["put"], "/v1/projects/{project}/files/{id}/complete": ["post"],
+            "/v1/projects/{project}/files/{id}/content": ["get"], "/v1/public/files/{id}": ["get"],
         ]
         #expect(Set(paths.keys) == Set(expected.keys))
         for (path, methods) in expected {
@@ -46,6 +49,7 @@ struct ServiceTests {
             // Each documented route exists on the server: it never answers "no route".
             for method in methods {
                 let concrete = path.replacingOccurrences(of: "{project}", with: "field").replacingOccurrences(of: "{collection}", with: "notes")
+                    .replacingOccurrences(of: "{id}", with: "0b5e4f7a-2c1d-4e8f-9a3b-6c7d8e9f0a1b")
                 guard concrete != "/v1/projects/field/events" else { continue }
                 let reply = try await fixture.http.send(.init(rawValue: method.uppercased()), concrete, token: fixture.tokens["ada"])
                 #expect(!(reply.status == 404 && reply.json?["error"]?["message"]?.stringValue?.hasPrefix("No route") == true), "\(method) \(path)")
@@ -54,7 +58,8 @@ struct ServiceTests {
         // Every error code the protocol names is documented.
         let text = String(decoding: reply.body, as: UTF8.self)
         for code in ["unauthorized", "invalid_credentials", "forbidden", "not_found", "incompatible_schema", "cursor_expired",
-                     "payload_too_large", "validation_failed", "rate_limited", "idempotency_mismatch"] {
+                     "payload_too_large", "validation_failed", "rate_limited", "idempotency_mismatch", "offset_mismatch", "upload_incomplete",
+                     "file_not_new", "file_not_ready", "file_too_large", "quota_exceeded", "range_not_satisfiable", "checksum_mismatch"] {
             #expect(text.contains(code), "\(code)")
         }
     }

@@ -1,6 +1,8 @@
 import Synchronization
 
-/// The files with a request moving their bytes right now: one upload, completion or deletion of a file at a time.
+/// The files with a request moving their bytes right now: one upload, completion or sweep of a file at a time.
+/// (Deletion does not wait for it: it changes the status first, and an upload that ends on a deleted file removes
+/// its bytes again.)
 /// A second request for a busy file is refused at once rather than queued: a client that lost its connection
 /// asks for the offset and tries again.
 final class UploadLocks: Sendable {
