@@ -226,8 +226,10 @@ struct BatchTests {
     func acceptedValues() async throws {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }
+        // A file field takes the id of a completed file of the project.
+        let photo = try await fixture.upload(testBytes(10)).id
         let data: [String: JSONValue] = [
-            "title": "t", "done": true, "due": "2026-11-22T10:00:00.123456Z", "photo": "f-1", "count": 9_007_199_254_740_993,
+            "title": "t", "done": true, "due": "2026-11-22T10:00:00.123456Z", "photo": .string(photo), "count": 9_007_199_254_740_993,
             "score": 2.5, "tags": ["a": [1, nil, true]], "unlisted": ["any": "thing"], "nullable": nil,
         ]
         let results = try await fixture.push("alice", [op(.create, "notes", "n1", data)])

@@ -93,4 +93,22 @@ struct FilesToolTests {
         #expect(files.first?.sha256 == hash)
         print("killed upload: \(received >> 20) MB had arrived before the kill")
     }
+
+    @Test("admin limits shows and sets a project's file limits, and goes back to the defaults")
+    func adminLimits() throws {
+        let data = Tool.temporaryDirectory().path
+        #expect(try Tool.run(["admin", "--data", data, "add-project", "field"]).status == 0)
+        let shown = try Tool.run(["admin", "--data", data, "limits", "--project", "field"])
+        #expect(shown.stdout.contains("the server's default"))
+        let set = try Tool.run(["admin", "--data", data, "limits", "--project", "field", "--file-bytes", "1000", "--project-bytes", "5000"])
+        #expect(set.status == 0)
+        #expect(set.stdout.contains("at most 1000") && set.stdout.contains("5000 bytes in all"))
+        let back = try Tool.run(["admin", "--data", data, "limits", "--project", "field", "--file-bytes", "default"])
+        #expect(back.stdout.contains("the server's default") && back.stdout.contains("5000"))
+        let bad = try Tool.run(["admin", "--data", data, "limits", "--project", "field", "--file-bytes", "lots"])
+        #expect(bad.status == 1)
+        let unknown = try Tool.run(["admin", "--data", data, "limits", "--project", "nope", "--file-bytes", "10"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("not_found") || unknown.stderr.contains("does not exist"))
+    }
 }

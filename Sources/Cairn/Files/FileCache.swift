@@ -81,6 +81,7 @@ actor FileCache {
                 fileID: id, from: offset, to: partial, timeout: configuration.fileTransferTimeout, progress: reporter.report,
                 received: { bytes in hasher.update(bytes) })
         }
+        await report(id, bytes: metadata.size, total: metadata.size)
         await status.update { $0.fileTransfers[id] = nil }
         var hash = hasher.finalize()
         if response.status == 200, offset > 0 {

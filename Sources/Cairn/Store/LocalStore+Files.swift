@@ -26,12 +26,13 @@ extension LocalStore {
         }
     }
 
-    /// Shows pending and just-completed attachments on the visible rows among `ids` (every row of the collection
-    /// when `nil`); completed ones whose attachment the row's server state has reached are settled.
-    func applyFileOverlays(_ db: Database, table: CollectionTable, ids: Set<String>?) throws {
-        guard try fileUploads.hasOverlays(db, collection: table.name) else { return }
+    /// Shows pending and just-completed attachments on the visible rows among `ids`; completed ones whose attachment the row's server state has reached are settled. Costs nothing
+    /// for collections without file fields.
+    func applyFileOverlays(_ db: Database, table: CollectionTable, ids: some Sequence<String>) throws {
+        guard !table.fileFields.isEmpty, try fileUploads.hasOverlays(db, collection: table.name) else { return }
+        let ids = Set(ids)
         var settled: [String] = []
-        for overlay in try fileUploads.overlays(db, collection: table.name) where ids?.contains(overlay.recordID) ?? true {
+        for overlay in try fileUploads.overlays(db, collection: table.name) where ids.contains(overlay.recordID) {
             guard let row = try table.row(db, id: overlay.recordID) else { continue }
             if overlay.completed, row.version >= overlay.attachedVersion ?? 0 {
                 settled.append(overlay.localID)
@@ -72,20 +73,22 @@ extension LocalStore {
     /// completes.
     func rewriteLocalFileIDs(_ db: Database, _ operations: [PendingOperation]) throws -> [PendingOperation] {
         var rewritten = operations
-        for (index, operation) in operations.enumerated() where operation.attempts == 1 {
-            guard let text = operation.dataText, text.contains("\"\(Self.localFilePrefix)"), var data = operation.data,
-                let table = try? self.table(operation.collection)
-            else { continue }
+        var tables: [String: CollectionTable] = [:]
+        for (index, operation) in operations.enumerated() where operation.attempts == 1 && operation.dataText != nil {
+            guard let table = tables[operation.collection] ?? (try? self.table(operation.collection)) else { continue }
+            tables[operation.collection] = table
+            // Most collections have no file field: nothing to look at.
+            guard !table.fileFields.isEmpty, var data = operation.data else { continue }
             var changed = false
-            for field in table.schema.fields where field.type == .file {
-                guard case .string(let value)? = data[field.name], value.hasPrefix(Self.localFilePrefix) else { continue }
+            for field in table.fileFields {
+                guard case .string(let value)? = data[field], value.hasPrefix(Self.localFilePrefix) else { continue }
                 changed = true
                 if let serverID = try fileUploads.serverID(db, localID: value) {
-                    data[field.name] = .string(serverID)
+                    data[field] = .string(serverID)
                 } else if operation.kind == .patch {
-                    data[field.name] = nil
+                    data[field] = nil
                 } else {
-                    data[field.name] = try shadows.shadow(db, collection: operation.collection, id: operation.recordID)?.serverData?[field.name]
+                    data[field] = try shadows.shadow(db, collection: operation.collection, id: operation.recordID)?.serverData?[field]
                 }
             }
             guard changed else { continue }

@@ -75,7 +75,7 @@ extension LocalStore {
                 try shadows.markServerDeleted(db, collection: name, unlessListedIn: CursorTable.listedIDsSQL)
                 try cursors.endResync(db, name)
             }
-            try applyFileOverlays(db, table: table, ids: Set(page.changes.lazy.map(\.id)))
+            try applyFileOverlays(db, table: table, ids: page.changes.lazy.map(\.id))
             try cursors.commit(db, name, cursor: page.cursor, hasMore: page.hasMore, at: date)
             return AppliedPage(changes: page.changes.count, bytes: page.bytes, hasMore: page.hasMore)
         }

@@ -40,7 +40,7 @@ extension LocalStore {
             try queue.release(db, rejected + applied.map { QueueTable.Release(opId: $0.0.opId, baseVersion: $0.1.version ?? 0) })
             try acknowledge(db, applied)
             for (collection, entries) in Dictionary(grouping: applied, by: \.0.collection) {
-                try applyFileOverlays(db, table: table(collection), ids: Set(entries.map(\.0.recordID)))
+                try applyFileOverlays(db, table: table(collection), ids: entries.lazy.map(\.0.recordID))
             }
             return conflicts
         }

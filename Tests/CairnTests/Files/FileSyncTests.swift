@@ -180,5 +180,71 @@ struct FileSyncTests {
         #expect(try await alice.files.delete(id).status == .deleted)
         #expect(try await alice.files.search().isEmpty)
     }
-}
 
+    @Test("prefetch downloads a collection's files after a pull, within the cache bound")
+    func prefetch() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let alice = try await fixture.client("alice")
+        for index in 0..<3 {
+            try alice.create("notes", id: "p\(index)", data: ["title": .string("photo \(index)")])
+            try alice.files.upload(
+                from: try TestFiles.make(100_000, seed: UInt8(index)), attachTo: FileAttachment(collection: "notes", id: "p\(index)", field: "photo"))
+        }
+        try await alice.sync()
+        await alice.files.waitForUploads()
+        let bob = try await fixture.client("bob") { configuration in
+            configuration.prefetchFiles = ["notes"]
+            configuration.fileCacheBytes = 250_000
+        }
+        try await bob.sync()
+        let photos = try bob.records(Query("notes")).compactMap { $0.data["photo"]?.stringValue }
+        #expect(photos.count == 3)
+        // The prefetch runs after the pull, in the background: two files fit the bound, the third does not.
+        for _ in 0..<200 where try bob.files.cacheUsage().files < 2 { try await Task.sleep(for: .milliseconds(20)) }
+        try await Task.sleep(for: .milliseconds(200))
+        let usage = try bob.files.cacheUsage()
+        #expect(usage.files == 2)
+        #expect(usage.bytes <= 250_000)
+    }
+
+    @Test("the status stream reports an upload's progress and the pending count, and a download's progress")
+    func progress() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let alice = try await fixture.client("alice")
+        let statuses = await alice.statusUpdates()
+        let seen = Task {
+            var transfers: [FileTransfer] = []
+            var pending: [Int] = []
+            for await status in statuses {
+                transfers += status.fileTransfers.values
+                pending.append(status.pendingFiles)
+            }
+            return (transfers, pending)
+        }
+        let local = try alice.files.upload(from: try TestFiles.make(6_000_000), name: "big.bin")
+        await alice.files.waitForUploads()
+        let id = try alice.files.serverID(local)
+        let bob = try await fixture.client("bob")
+        let bobStatuses = await bob.statusUpdates()
+        let bobSeen = Task {
+            var transfers: [FileTransfer] = []
+            for await status in bobStatuses {
+                transfers += status.fileTransfers.values
+                if transfers.contains(where: { $0.fraction == 1 }) { break }
+            }
+            return transfers
+        }
+        _ = try await bob.files.data(for: id)
+        let downloads = await bobSeen.value
+        #expect(downloads.allSatisfy { $0.direction == .download && $0.totalBytes == 6_000_000 })
+        #expect(downloads.contains { $0.fraction == 1 })
+        seen.cancel()
+        let (uploads, pending) = await seen.value
+        #expect(uploads.contains { $0.direction == .upload && $0.name == "big.bin" && $0.fraction == 1 })
+        #expect(uploads.contains { $0.direction == .upload && $0.fraction < 1 })
+        #expect(pending.contains(1))
+        #expect(await alice.status().pendingFiles == 0)
+    }
+}

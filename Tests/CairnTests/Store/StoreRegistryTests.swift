@@ -1,4 +1,5 @@
 import CairnProtocol
+import Foundation
 import GRDB
 import Testing
 
@@ -51,6 +52,10 @@ struct StoreRegistryTests {
         try store.rememberIdentity(user: "alice", server: "http://localhost", project: "p", device: "d")
         let history = try store.beginHistory(kind: .sync)
         try store.endHistory(history, summary: SyncSummary(), error: nil)
+        try store.queueFileUpload(FileUploadJob(
+            localID: "local-1", name: "a.jpg", contentType: "image/jpeg", size: 1, sha256: "", tags: [], isPublic: false, attachTo: nil,
+            path: "uploads/local-1", createdAt: Date()))
+        try store.cacheFile("f-1", path: "cache/f-1", size: 1, pinned: false)
         let tables = try Self.tables(store)
         for table in tables { #expect(try test.count(table) > 0, "\(table) holds rows before the wipe") }
 

@@ -20,6 +20,8 @@ struct CollectionTable: StoreTable {
     let quotedName: String
     /// The table's statements.
     let sql: Statements
+    /// The names of its `file` fields (most collections have none, and skip all file bookkeeping).
+    let fileFields: [String]
 
     /// The collection's (and the table's) name.
     var name: String { schema.name }
@@ -30,6 +32,7 @@ struct CollectionTable: StoreTable {
         self.schema = schema
         quotedName = Self.quote(schema.name)
         sql = Statements(schema: schema, table: quotedName)
+        fileFields = schema.fields.filter { $0.type == .file }.map(\.name)
     }
 
     /// Drops the table: the next schema may shape it differently.
