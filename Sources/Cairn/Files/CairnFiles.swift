@@ -128,10 +128,7 @@ public struct CairnFiles: Sendable {
     public func prefetch(collection: String) async throws -> Int {
         var fetched = 0
         for id in try client.store.fileReferences(collection: collection) where try await !client.fileCache.isCached(id) {
-            let used = try client.store.cacheTotals()
-            let size = try await client.api.fileMetadata(fileID: id).size
-            guard used.bytes - used.pinnedBytes + size <= client.configuration.fileCacheBytes else { break }
-            _ = try await client.fileCache.url(for: id)
+            guard try await client.fileCache.prefetch(id) else { break }
             fetched += 1
         }
         return fetched

@@ -36,8 +36,24 @@ actor FileCache {
             if FileManager.default.fileExists(atPath: url.path) { return url }
             _ = try store.uncacheFile(id)
         }
+        return try await fetch(id, metadata: nil)
+    }
+
+    /// Downloads `id` unless kept, when it fits beside the unpinned files already kept (a prefetch never evicts
+    /// for itself); false when it does not fit.
+    func prefetch(_ id: String) async throws -> Bool {
+        if try isCached(id) { return true }
+        let metadata = try await api.fileMetadata(fileID: id)
+        let used = try store.cacheTotals()
+        guard used.bytes - used.pinnedBytes + metadata.size <= configuration.fileCacheBytes else { return false }
+        _ = try await fetch(id, metadata: metadata)
+        return true
+    }
+
+    /// One download per file at a time: a second caller waits for the first.
+    private func fetch(_ id: String, metadata: FileMetadata?) async throws -> URL {
         if let running = downloads[id] { return try await running.value }
-        let task = Task { try await self.download(id) }
+        let task = Task { try await self.download(id, metadata: metadata) }
         downloads[id] = task
         defer { downloads[id] = nil }
         return try await task.value
@@ -51,9 +67,10 @@ actor FileCache {
 
     /// Downloads into `cache/ID.partial` (resuming what an earlier attempt left), checks the bytes against the
     /// SHA-256 of the file's metadata, then keeps it and evicts what no longer fits.
-    private func download(_ id: String) async throws -> URL {
+    private func download(_ id: String, metadata known: FileMetadata?) async throws -> URL {
         guard Names.isValidID(id) else { throw CairnError.invalid("\(id) is not a file id") }
-        let metadata = try await api.fileMetadata(fileID: id)
+        let metadata: FileMetadata
+        if let known { metadata = known } else { metadata = try await api.fileMetadata(fileID: id) }
         guard metadata.status == .completed else {
             throw CairnError(.fileNotReady, "File \(id) is \(metadata.status.rawValue) on the server: only completed files download")
         }

@@ -102,7 +102,9 @@ extension LocalStore {
     /// Queued jobs whose turn has come: not waiting for a retry, and attached (if at all) to a record the server has.
     /// A job whose record was deleted fails.
     func readyFileUploads(now: Date) throws -> [FileUploadJob] {
-        try writer.write { db in
+        // Every sync asks: with nothing queued (the usual case), a read answers without a write transaction.
+        guard try writer.read({ db in try fileUploads.counts(db)[.queued] ?? 0 }) > 0 else { return [] }
+        return try writer.write { db in
             var ready: [FileUploadJob] = []
             for job in try fileUploads.jobs(db, in: [.queued]) where job.nextAttemptAt <= now {
                 if let target = job.attachTo {

@@ -49,21 +49,20 @@ public struct DirectoryBlobStore: BlobStore {
         project: String, id: String, at offset: Int64, limit: Int64, from chunks: Chunks
     ) async throws -> Int64 where Chunks.Element == ByteBuffer {
         let writeChunk = self.writeChunk
-        let stop: (any Error)?
-        var end = offset
-        (end, stop) = try await FileSystem.shared.withFileHandle(
+        let (end, stop, overLimit) = try await FileSystem.shared.withFileHandle(
             forWritingAt: path(project, id), options: .modifyFile(createIfNecessary: true)
         ) { handle in
             try await handle.resize(to: .bytes(offset))
             var end = offset
             var pending = ByteBuffer()
             var stop: (any Error)?
+            var overLimit = false
             do {
                 for try await var chunk in chunks {
                     let room = limit - end - Int64(pending.readableBytes)
                     if Int64(chunk.readableBytes) > room {
                         if room > 0, let part = chunk.readSlice(length: Int(room)) { pending.writeImmutableBuffer(part) }
-                        stop = BlobWriteError.limitExceeded(kept: 0)
+                        overLimit = true
                         break
                     }
                     pending.writeBuffer(&chunk)
@@ -78,13 +77,11 @@ public struct DirectoryBlobStore: BlobStore {
             // What arrived is kept, whatever stopped the body.
             if pending.readableBytes > 0 { end += try await handle.write(contentsOf: pending, toAbsoluteOffset: end) }
             try await handle.synchronize()
-            return (end, stop)
+            return (end, stop, overLimit)
         }
-        switch stop {
-        case nil: return end
-        case is BlobWriteError: throw BlobWriteError.limitExceeded(kept: end)
-        case let error?: throw BlobWriteError.interrupted(kept: end, underlying: error)
-        }
+        if overLimit { throw BlobWriteError.limitExceeded(kept: end) }
+        if let stop { throw BlobWriteError.interrupted(kept: end, underlying: stop) }
+        return end
     }
 
     /// Reads 256 KB chunks through NIO's file system.
