@@ -247,4 +247,30 @@ struct FileSyncTests {
         #expect(pending.contains(1))
         #expect(await alice.status().pendingFiles == 0)
     }
+
+    @Test("an upload the server keeps failing (500 on every file request) is retried, then moves to the failed list, while records sync")
+    func keepsFailing() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let network = SwitchableTransport()
+        network.intercept { request in
+            guard request.url.path.contains("/files") else { return nil }
+            return TransportResponse(
+                status: 500, headers: [], body: Data(#"{"error":{"code":"internal_error","message":"test"}}"#.utf8))
+        }
+        let alice = try await fixture.client("alice", network: network) { $0.maximumFileAttempts = 3 }
+        try alice.create("notes", id: "n1", data: ["title": "a"])
+        try await alice.sync()
+        let local = try alice.files.upload(from: try TestFiles.make(1000), attachTo: Self.photo)
+        for index in 0..<3 {
+            try alice.patch("notes", id: "n1", ["title": .string("edit \(index)")])
+            #expect(try await alice.sync().pushed == 1)
+        }
+        await alice.files.waitForUploads()
+        let failed = try #require(try alice.files.upload(local))
+        #expect(failed.state == .failed)
+        #expect(failed.attempts == 2)
+        #expect(failed.error?.code == .internalError)
+        #expect(try await fixture.pullAll("bob", "notes").changes.first?.data?["title"] == "edit 2")
+    }
 }
