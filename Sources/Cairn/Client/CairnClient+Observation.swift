@@ -9,16 +9,36 @@ extension CairnClient {
     /// for try await notes in client.observe(Query("notes").sorted(by: "due")) { render(notes) }
     /// ```
     public func observe(_ query: Query) -> AsyncThrowingStream<[LocalRecord], any Error> {
-        let compiled: (sql: String, arguments: StatementArguments)
-        do { compiled = try store.compile(query) } catch { return AsyncThrowingStream { $0.finish(throwing: error) } }
+        let store = self.store
         let observation = ValueObservation.tracking { db in
-            try LocalStore.fetchRecords(db, sql: compiled.sql, arguments: compiled.arguments)
+            let compiled = try store.compile(db, query)
+            return try LocalQuerySQL.fetchRecords(db, sql: compiled.recordsSQL, arguments: compiled.arguments)
         }.removeDuplicates()
+        return values(of: observation)
+    }
+
+    /// How many records a query selects, now and after every change to that number.
+    ///
+    /// ```swift
+    /// for try await open in client.observeCount(Query("notes").filter(\Note.done == false)) { badge(open) }
+    /// ```
+    public func observeCount(_ query: Query) -> AsyncThrowingStream<Int, any Error> {
+        let store = self.store
+        let observation = ValueObservation.tracking { db in
+            let compiled = try store.compile(db, query)
+            return try Int.fetchOne(db, sql: compiled.countSQL, arguments: compiled.arguments) ?? 0
+        }.removeDuplicates()
+        return values(of: observation)
+    }
+
+    /// The values of an observation of the local store, as a stream that ends when the task reading it is cancelled.
+    func values<Reducer: ValueReducer>(of observation: ValueObservation<Reducer>) -> AsyncThrowingStream<Reducer.Value, any Error>
+    where Reducer.Value: Sendable {
         let writer = store.writer
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    for try await records in observation.values(in: writer) { continuation.yield(records) }
+                    for try await value in observation.values(in: writer) { continuation.yield(value) }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)

@@ -39,6 +39,7 @@ extension CairnClient {
         try store.rememberIdentity(
             user: configuration.credentials.user, server: configuration.serverURL.absoluteString, project: configuration.project,
             device: configuration.device)
+        try client.applyConfiguredIndexes()
 
         guard configuration.connectOnOpen else {
             guard store.schema != nil else {

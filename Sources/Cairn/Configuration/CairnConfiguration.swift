@@ -79,6 +79,11 @@ public struct CairnConfiguration: Sendable {
     public var downloadPhases: [[String]] = []
     /// Download queries: a collection listed here pulls only the records matching its filter (partial sync).
     public var downloadFilters: [String: Filter] = [:]
+    /// Local indexes to keep, by collection: each entry is one index's fields, in order (see
+    /// ``CairnClient/createIndex(_:fields:)``).
+    public var localIndexes: [String: [[String]]] = [:]
+    /// String fields to index for full-text search, by collection (see ``CairnClient/enableFullTextSearch(in:fields:)``).
+    public var fullTextSearch: [String: [String]] = [:]
     /// How failed network calls are retried.
     public var retry: RetryPolicy = RetryPolicy()
     /// The timeout of one HTTP request.

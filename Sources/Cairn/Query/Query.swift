@@ -1,10 +1,14 @@
 import CairnProtocol
 
-/// A local query: a collection, an optional filter in PROTOCOL.md's language, a sort order and a limit.
+/// A local query: a collection, an optional filter in PROTOCOL.md's language, an optional full-text search, a sort
+/// order and a limit. The same query reads records (``CairnClient/records(_:)``), counts them
+/// (``CairnClient/count(_:)``) and observes them (``CairnClient/observe(_:)``).
 ///
 /// ```swift
 /// let open = Query("notes").filter(.condition("done", .eq, false)).sorted(by: "due").limit(50)
 /// let records = try client.records(open)
+/// let late = try client.count(Query("notes").filter(\Note.due < Date()))
+/// let hits = try client.records(Query("notes").matching("fire exit"))   // ranked, best first
 /// ```
 public struct Query: Sendable, Hashable {
     /// A sort key: a schema field (or `id`) and a direction.
@@ -31,6 +35,9 @@ public struct Query: Sendable, Hashable {
     public var limit: Int?
     /// How many records to skip first (with `limit`).
     public var offset: Int?
+    /// Words to find with the collection's full-text index (``CairnClient/enableFullTextSearch(in:fields:)``);
+    /// results come best match first, then in ``sort`` order.
+    public var search: String?
 
     /// A query of `collection`; the builder methods (`filter`, `sorted(by:)`, `limit`) read better in most code.
     public init(_ collection: String, filter: Filter? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int? = nil) {
@@ -52,6 +59,14 @@ public struct Query: Sendable, Hashable {
     public func sorted(by field: String, ascending: Bool = true) -> Query {
         var copy = self
         copy.sort.append(SortKey(field, ascending: ascending))
+        return copy
+    }
+
+    /// This query keeping only records whose full-text fields hold every word of `text` (the last word also as a
+    /// prefix, for search as you type), best match first.
+    public func matching(_ text: String) -> Query {
+        var copy = self
+        copy.search = text
         return copy
     }
 

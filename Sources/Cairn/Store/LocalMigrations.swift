@@ -19,6 +19,9 @@ enum LocalMigrations {
             try FileUploadTable.createV3(db)
             try FileCacheTable.createV3(db)
         }
+        migrator.registerMigration("v4-queries") { db in
+            try LocalIndexTable.createV4(db)
+        }
         return migrator
     }
 }

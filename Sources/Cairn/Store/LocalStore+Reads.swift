@@ -4,46 +4,24 @@ import Foundation
 import GRDB
 
 extension LocalStore {
-    /// The SQL and arguments of a query over a collection's table.
-    func compile(_ query: Query) throws -> (sql: String, arguments: StatementArguments) {
+    /// A query compiled for its collection's table (and full-text index), inside a read.
+    func compile(_ db: Database, _ query: Query) throws -> LocalQuerySQL {
         let table = try self.table(query.collection)
-        var sql = "SELECT id, cairn_data, cairn_version, cairn_pending, cairn_updated_at, cairn_updated_by FROM \(table.quotedName)"
-        var arguments: [DatabaseValue] = []
-        if let filter = query.filter {
-            let compiled: CompiledFilter
-            do {
-                compiled = try FilterSQL.compile(filter, collection: table.schema, dialect: .sqlite, fieldExpression: table.fieldAccess)
-            } catch {
-                throw CairnError(wrapping: error)
-            }
-            sql += " WHERE \(compiled.sql)"
-            arguments = compiled.arguments.map(\.databaseValue)
-        }
-        var order: [String] = []
-        for key in query.sort {
-            guard key.field == "id" || table.schema.field(named: key.field) != nil else {
-                throw CairnError(.validationFailed, "cannot sort by \"\(key.field)\": not a field of \(query.collection)")
-            }
-            order.append("\(CollectionTable.quote(key.field)) \(key.ascending ? "ASC" : "DESC")")
-        }
-        order.append("id ASC")
-        sql += " ORDER BY " + order.joined(separator: ", ")
-        if let limit = query.limit {
-            guard limit >= 0, (query.offset ?? 0) >= 0 else { throw CairnError.invalid("limit and offset cannot be negative") }
-            sql += " LIMIT \(limit) OFFSET \(query.offset ?? 0)"
-        }
-        return (sql, StatementArguments(arguments))
-    }
-
-    static func fetchRecords(_ db: Database, sql: String, arguments: StatementArguments) throws -> [LocalRecord] {
-        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-            VisibleRow(id: row[0], data: decodeObject(row[1]) ?? [:], version: row[2], pending: row[3], updatedAt: row[4], updatedBy: row[5]).record
-        }
+        return try LocalQuerySQL(query, table: table, fullTextFields: try localIndexes.fullTextFields(db, collection: table.name))
     }
 
     func records(_ query: Query) throws -> [LocalRecord] {
-        let (sql, arguments) = try compile(query)
-        return try writer.read { db in try Self.fetchRecords(db, sql: sql, arguments: arguments) }
+        try writer.read { db in
+            let compiled = try compile(db, query)
+            return try LocalQuerySQL.fetchRecords(db, sql: compiled.recordsSQL, arguments: compiled.arguments)
+        }
+    }
+
+    func count(_ query: Query) throws -> Int {
+        try writer.read { db in
+            let compiled = try compile(db, query)
+            return try Int.fetchOne(db, sql: compiled.countSQL, arguments: compiled.arguments) ?? 0
+        }
     }
 
     func record(_ collection: String, id: String) throws -> LocalRecord? {

@@ -11,7 +11,9 @@ extension LocalStore {
         let changed = try writer.write { db -> [String] in
             var changed: [String] = []
             for collection in schema.collections {
-                let migrated = try CollectionTable(schema: collection).migrate(db)
+                let table = CollectionTable(schema: collection)
+                let migrated = try table.migrate(db)
+                try localIndexes.apply(db, to: table)
                 if migrated || previous?.collection(named: collection.name) == nil { changed.append(collection.name) }
                 try cursors.register(db, collection.name)
             }

@@ -24,9 +24,9 @@ extension CollectionTable {
         }
     }
 
-    /// How filters read a field from its column.
-    func fieldAccess(_ field: FieldSchema) -> FieldAccess {
-        let column = Self.quote(field.name)
+    /// How filters read a field from its column (of the table aliased `qualifier`, if given).
+    func fieldAccess(_ field: FieldSchema, qualifier: String? = nil) -> FieldAccess {
+        let column = (qualifier.map { "\($0)." } ?? "") + Self.quote(field.name)
         if field.type == .json {
             return FieldAccess(scalar: "json_extract(\(column), '$')", jsonDocument: column, jsonPath: "$")
         }

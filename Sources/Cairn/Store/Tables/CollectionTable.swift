@@ -35,8 +35,9 @@ struct CollectionTable: StoreTable {
         fileFields = schema.fields.filter { $0.type == .file }.map(\.name)
     }
 
-    /// Drops the table: the next schema may shape it differently.
+    /// Drops the table and its full-text index: the next schema may shape it differently.
     func wipe(_ db: Database) throws {
+        try FullTextIndex.drop(db, collection: name)
         try db.execute(sql: "DROP TABLE IF EXISTS \(quotedName)")
     }
 
