@@ -42,9 +42,11 @@ final class LocalStore: Sendable {
     let fileCache = FileCacheTable()
     /// The indexes and full-text indexes the app asked for.
     let localIndexes = LocalIndexTable()
+    /// Named JSON caches.
+    let jsonCaches = JSONCacheTable()
 
     /// Cairn's own tables, each once; the collection tables of the current schema follow them in ``registry``.
-    var ownTables: [any StoreTable] { [metaTable, cursors, queue, failed, shadows, conflictLog, syncHistory, fileUploads, fileCache, localIndexes] }
+    var ownTables: [any StoreTable] { [metaTable, cursors, queue, failed, shadows, conflictLog, syncHistory, fileUploads, fileCache, localIndexes, jsonCaches] }
 
     /// Every table the store holds: Cairn's own, then one per collection of the current schema. Wiping walks it.
     var registry: [any StoreTable] {
