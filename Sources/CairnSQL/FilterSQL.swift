@@ -53,6 +53,9 @@ package struct FilterSQL<Dialect: SQLDialect> {
             var parts: [String] = []
             for child in filters { parts.append(try compile(child, depth: depth + 1)) }
             return "(" + parts.joined(separator: " OR ") + ")"
+        case .not(let inner):
+            // A condition on a null or missing field is NULL in SQL, and does not match: its `not` does.
+            return "(NOT COALESCE(\(try compile(inner, depth: depth + 1)), 0))"
         case .condition(let name, let op, let value):
             let field: FieldSchema
             let access: FieldAccess

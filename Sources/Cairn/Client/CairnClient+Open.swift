@@ -40,6 +40,7 @@ extension CairnClient {
             user: configuration.credentials.user, server: configuration.serverURL.absoluteString, project: configuration.project,
             device: configuration.device)
         try client.applyConfiguredIndexes()
+        try DownloadQueryStore(store: store).applyConfiguration(configuration.downloadFilters)
 
         guard configuration.connectOnOpen else {
             guard store.schema != nil else {

@@ -77,7 +77,9 @@ public struct CairnConfiguration: Sendable {
     public var downloadGroups: [String: [String]] = [:]
     /// Pull order: collections in earlier phases are pulled before later ones; collections in no phase come last.
     public var downloadPhases: [[String]] = []
-    /// Download queries: a collection listed here pulls only the records matching its filter (partial sync).
+    /// A download query per collection, kept in step with this setting at open: a collection listed here pulls only
+    /// the records matching its filter (partial sync; the query is named `cairn.configuration.COLLECTION`). For
+    /// several, overlapping or changing queries, use ``CairnClient/createDownloadQuery(name:collection:filter:)``.
     public var downloadFilters: [String: Filter] = [:]
     /// Local indexes to keep, by collection: each entry is one index's fields, in order (see
     /// ``CairnClient/createIndex(_:fields:)``).

@@ -3,7 +3,8 @@ import GRDB
 
 /// The indexes the app asked for (`cairn_local_indexes`): B-tree indexes over fields of a collection, and at most one
 /// full-text index per collection. They are kept as definitions, so they come back whenever a collection's table is
-/// created again (a new schema, a wiped store), and are applied to the table as soon as it exists.
+/// created again (a new schema), and are applied to the table as soon as it exists. Wiping the store (a user switch)
+/// forgets them, with everything else; those named in the configuration are made again when the store opens.
 struct LocalIndexTable: StoreTable {
     /// One definition.
     struct Definition: Sendable, Hashable {
@@ -26,9 +27,6 @@ struct LocalIndexTable: StoreTable {
             ) WITHOUT ROWID
             """)
     }
-
-    /// The definitions are the app's settings, not synced data: wiping the store keeps them.
-    func wipe(_ db: Database) throws {}
 
     /// Adds a definition; a full-text definition replaces the collection's previous one.
     func add(_ db: Database, _ definition: Definition) throws {

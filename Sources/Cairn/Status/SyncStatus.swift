@@ -24,6 +24,9 @@ public struct SyncStatus: Sendable, Hashable {
     public var phase: Phase = .idle
     /// Per-collection progress of the current or last pull.
     public var collections: [String: CollectionProgress] = [:]
+    /// Per download query (``CairnClient/createDownloadQuery(name:collection:filter:)``), by name: what its pulls
+    /// received and applied, and whether its first pull completed.
+    public var downloadQueries: [String: CollectionProgress] = [:]
     /// Local changes waiting for upload (survives restarts: read from the store).
     public var pendingUploads: Int = 0
     /// Uploads the server rejected, kept for the app.

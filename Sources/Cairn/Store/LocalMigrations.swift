@@ -22,6 +22,7 @@ enum LocalMigrations {
         migrator.registerMigration("v4-queries") { db in
             try LocalIndexTable.createV4(db)
             try JSONCacheTable.createV4(db)
+            try DownloadQueryTable.createV4(db)
         }
         return migrator
     }

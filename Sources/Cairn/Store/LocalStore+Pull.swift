@@ -29,11 +29,6 @@ extension LocalStore {
         try writer.write { db in try cursors.beginResync(db, collection) }
     }
 
-    /// Forgets a collection's cursor when its download filter changed, so the next pull takes a fresh snapshot.
-    func resetCursor(_ collection: String, filter: String?) throws {
-        try writer.write { db in try cursors.useFilter(db, collection, filter: filter) }
-    }
-
     /// Notes that a pull of `collection` started (for `hasPendingDownload` after a crash).
     func markPulling(_ collection: String) throws {
         try writer.write { db in try cursors.markPulling(db, collection) }

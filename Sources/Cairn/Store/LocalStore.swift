@@ -44,9 +44,11 @@ final class LocalStore: Sendable {
     let localIndexes = LocalIndexTable()
     /// Named JSON caches.
     let jsonCaches = JSONCacheTable()
+    /// Download queries and the records each holds.
+    let downloadQueries = DownloadQueryTable()
 
     /// Cairn's own tables, each once; the collection tables of the current schema follow them in ``registry``.
-    var ownTables: [any StoreTable] { [metaTable, cursors, queue, failed, shadows, conflictLog, syncHistory, fileUploads, fileCache, localIndexes, jsonCaches] }
+    var ownTables: [any StoreTable] { [metaTable, cursors, queue, failed, shadows, conflictLog, syncHistory, fileUploads, fileCache, localIndexes, jsonCaches, downloadQueries] }
 
     /// Every table the store holds: Cairn's own, then one per collection of the current schema. Wiping walks it.
     var registry: [any StoreTable] {

@@ -26,9 +26,10 @@ extension SyncEngine {
     func pull(_ collections: [String]?, into summary: inout SyncSummary) async throws {
         let pageSize = min(max(configuration.pageSize, 1), 10_000)
         for name in pullOrder(collections) {
-            let filter = configuration.downloadFilters[name]
-            let filterText = try filter.map { String(decoding: try CairnJSON.encode($0), as: UTF8.self) }
-            try store.resetCursor(name, filter: filterText)
+            if try DownloadQueryStore(store: store).isPartial(name) {
+                try await pullThroughQueries(name, pageSize: pageSize, into: &summary)
+                continue
+            }
             let firstPullDone = try store.pullState(name).firstPullDone
             await status.update { $0.collections[name] = CollectionProgress(firstPullCompleted: firstPullDone) }
             try store.markPulling(name)
@@ -41,7 +42,7 @@ extension SyncEngine {
                 let page: PulledPage
                 do {
                     // The next page downloads and is read while this one is written.
-                    let fetch = prefetched ?? fetchPage(name, since: state.cursor, limit: pageSize, filter: filter)
+                    let fetch = prefetched ?? fetchPage(name, since: state.cursor, limit: pageSize, filter: nil)
                     prefetched = nil
                     page = try await fetch.value
                 } catch let error as CairnError where error.code == .cursorExpired && !expiredOnce {
@@ -50,7 +51,7 @@ extension SyncEngine {
                     try store.beginResync(name)
                     continue
                 }
-                if page.hasMore { prefetched = fetchPage(name, since: page.cursor, limit: pageSize, filter: filter) }
+                if page.hasMore { prefetched = fetchPage(name, since: page.cursor, limit: pageSize, filter: nil) }
                 await status.update {
                     $0.collections[name, default: CollectionProgress()].downloadedBytes += page.bytes
                     $0.collections[name, default: CollectionProgress()].downloadedRecords += page.changes.count

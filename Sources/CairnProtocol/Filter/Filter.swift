@@ -19,6 +19,9 @@ public indirect enum Filter: Sendable, Hashable {
     case and([Filter])
     /// Matches when any filter matches; `or([])` matches nothing.
     case or([Filter])
+    /// Matches exactly the records the filter does not match (a condition on a missing field does not match, so its
+    /// `not` does).
+    case not(Filter)
     /// Compares one field with a value.
     case condition(field: String, op: FilterOperator, value: JSONValue)
 
@@ -29,9 +32,9 @@ public indirect enum Filter: Sendable, Hashable {
 }
 
 extension Filter: Codable {
-    enum CodingKeys: String, CodingKey { case and, or, field, op, value }
+    enum CodingKeys: String, CodingKey { case and, or, not, field, op, value }
 
-    /// Decodes PROTOCOL.md's filter JSON: exactly `{"and"}`, `{"or"}` or `{"field", "op", "value"}` (a missing `value` is
+    /// Decodes PROTOCOL.md's filter JSON: exactly `{"and"}`, `{"or"}`, `{"not"}` or `{"field", "op", "value"}` (a missing `value` is
     /// `null`); other key sets and unknown ops are a `DecodingError` that lists the valid forms.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -40,6 +43,8 @@ extension Filter: Codable {
             self = .and(try container.decode([Filter].self, forKey: .and))
         } else if keys == ["or"] {
             self = .or(try container.decode([Filter].self, forKey: .or))
+        } else if keys == ["not"] {
+            self = .not(try container.decode(Filter.self, forKey: .not))
         } else if keys == ["field", "op", "value"] || keys == ["field", "op"] {
             let op = try container.decode(String.self, forKey: .op)
             guard let filterOperator = FilterOperator(rawValue: op) else {
@@ -53,7 +58,7 @@ extension Filter: Codable {
         } else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath,
-                      debugDescription: "a filter is {\"and\": [...]}, {\"or\": [...]} or {\"field\", \"op\", \"value\"}"))
+                      debugDescription: "a filter is {\"and\": [...]}, {\"or\": [...]}, {\"not\": {...}} or {\"field\", \"op\", \"value\"}"))
         }
     }
 
@@ -63,6 +68,7 @@ extension Filter: Codable {
         switch self {
         case .and(let filters): try container.encode(filters, forKey: .and)
         case .or(let filters): try container.encode(filters, forKey: .or)
+        case .not(let filter): try container.encode(filter, forKey: .not)
         case .condition(let field, let op, let value):
             try container.encode(field, forKey: .field)
             try container.encode(op, forKey: .op)

@@ -118,15 +118,4 @@ struct StorePullTests {
         #expect(try !test.store.pullState("notes").resyncing)
         #expect(try test.count("cairn_resync") == 0)
     }
-
-    @Test("a changed download filter restarts the collection from a fresh snapshot; the same filter does not")
-    func filterChangeResyncs() throws {
-        let test = try TestStore()
-        try test.pull([.init(id: "n-1", version: 1, data: ["title": "A"])], cursor: "c1")
-        try test.store.resetCursor("notes", filter: nil)
-        #expect(try test.store.pullState("notes").cursor == "c1")
-        try test.store.resetCursor("notes", filter: #"{"field":"done"}"#)
-        #expect(try test.store.pullState("notes").cursor == nil)
-        #expect(try test.store.pullState("notes").resyncing)
-    }
 }

@@ -13,6 +13,9 @@ struct ScannedChange: Sendable {
     var dataText: String?
     /// Column values in the collection's field order (`nil` for absent or null).
     var fields: [JSONValue?]
+    /// True for a `gone` marker: the record changed and left the pull's `where` filter (it is not deleted; `removed`
+    /// is true too).
+    var gone: Bool = false
 }
 
 /// A changes page (PROTOCOL.md's pull answer) read in one pass over its bytes, without building a value tree for record data: only the
@@ -64,8 +67,13 @@ struct ScannedPage: Sendable {
             case "version":
                 guard case .integer(let number) = try scanner.parseValue() else { throw scanner.fail("version must be an integer") }
                 version = number
-            case "deleted", "gone":
+            case "deleted":
                 if case .bool(true) = try scanner.parseValue() { change.removed = true }
+            case "gone":
+                if case .bool(true) = try scanner.parseValue() {
+                    change.removed = true
+                    change.gone = true
+                }
             case "updatedAt":
                 change.updatedAt = try scanner.parseValue().stringValue
             case "updatedBy":

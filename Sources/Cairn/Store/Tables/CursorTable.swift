@@ -73,14 +73,6 @@ struct CursorTable: StoreTable {
         try db.execute(sql: "DELETE FROM cairn_resync WHERE collection = ?", arguments: [collection])
     }
 
-    /// Begins a resync when the download filter (as JSON text) differs from the one the cursor was made with.
-    func useFilter(_ db: Database, _ collection: String, filter: String?) throws {
-        let previous = try String.fetchOne(db, sql: "SELECT filter FROM cairn_collections WHERE name = ?", arguments: [collection])
-        guard previous != filter else { return }
-        try beginResync(db, collection)
-        try db.execute(sql: "UPDATE cairn_collections SET filter = ? WHERE name = ?", arguments: [filter, collection])
-    }
-
     /// Notes the ids a snapshot page listed, when a resync is under way; returns whether one is.
     func noteListed(_ db: Database, _ collection: String, ids: some Sequence<String>) throws -> Bool {
         guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT resyncing FROM cairn_collections WHERE name = ?"), arguments: [collection]) ?? false
@@ -103,6 +95,13 @@ struct CursorTable: StoreTable {
                    first_pull_done = CASE WHEN ? THEN first_pull_done ELSE 1 END, last_pull_at = ?
             WHERE name = ?
             """).execute(arguments: [cursor, hasMore, hasMore, hasMore, date.timeIntervalSince1970, collection])
+    }
+
+    /// Ends the pull of a collection pulled through its download queries, which keep their own cursors.
+    func finishWithoutCursor(_ db: Database, _ collection: String, at date: Date) throws {
+        try db.execute(sql: """
+            UPDATE cairn_collections SET cursor = NULL, pulling = 0, needs_pull = 0, first_pull_done = 1, last_pull_at = ? WHERE name = ?
+            """, arguments: [date.timeIntervalSince1970, collection])
     }
 
     /// True when the last download of any collection was interrupted, or a collection waits for one.
