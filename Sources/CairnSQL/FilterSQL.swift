@@ -86,61 +86,79 @@ package struct FilterSQL<Dialect: SQLDialect> {
             return present ? "(\(column) IS NOT NULL)" : "(\(column) IS NULL)"
         case .eq, .ne:
             if value.isNull { return op == .eq ? "(\(column) IS NULL)" : "(\(column) IS NOT NULL)" }
-            let (left, right) = try comparable(field, column, value)
-            return op == .eq ? "(\(left) = \(right))" : "(\(left) IS NULL OR \(left) <> \(right))"
+            let equal = try comparison(field, access, "=", value)
+            return op == .eq ? equal : "(NOT COALESCE(\(equal), 0))"
         case .lt, .lte, .gt, .gte:
             guard field.type != .boolean else { throw .validation("booleans support eq, ne and in only", field: field.name) }
             guard !value.isNull else { throw .validation("\(op.rawValue) needs a non-null value", field: field.name) }
-            let (left, right) = try comparable(field, column, value)
             let symbol = [FilterOperator.lt: "<", .lte: "<=", .gt: ">", .gte: ">="][op]!
-            return "(\(left) \(symbol) \(right))"
+            return try comparison(field, access, symbol, value)
         case .in:
             guard case .array(let values) = value else { throw .validation("in takes an array of values", field: field.name) }
             guard values.count <= Self.maximumInValues else { throw .validation("in takes at most \(Self.maximumInValues) values", field: field.name) }
             if values.isEmpty { return dialect.alwaysFalse }
             var parts: [String] = []
             for element in values {
-                if element.isNull {
-                    parts.append("\(column) IS NULL")
-                } else {
-                    let (left, right) = try comparable(field, column, element)
-                    parts.append("\(left) = \(right)")
-                }
+                parts.append(element.isNull ? "\(column) IS NULL" : try comparison(field, access, "=", element))
             }
             return "(" + parts.joined(separator: " OR ") + ")"
         case .like:
             guard field.type == .string || field.type == .file else { throw .validation("like works on string fields only", field: field.name) }
             guard case .string(let pattern) = value else { throw .validation("like takes a string pattern", field: field.name) }
+            try Self.checkText(pattern, field)
             return "(\(column) LIKE \(bind(.text(pattern))))"
         case .contains:
             guard field.type == .json else { throw .validation("contains works on json (array) fields only", field: field.name) }
-            guard let argument = Self.scalarArgument(value) else { throw .validation("contains takes a string, number or boolean", field: field.name) }
-            return dialect.arrayContains(document: access.jsonDocument, path: access.jsonPath, placeholder: bind(argument))
+            guard let argument = Self.scalarArgument(value), let types = Self.jsonTypes(value) else {
+                throw .validation("contains takes a string, number or boolean", field: field.name)
+            }
+            if case .string(let text) = value { try Self.checkText(text, field) }
+            return dialect.arrayContains(document: access.jsonDocument, path: access.jsonPath, placeholder: bind(argument), types: types)
         }
     }
 
-    /// The SQL for a field and a non-null value compared with `=`, `<`, ...: both sides normalised for the type.
-    private mutating func comparable(_ field: FieldSchema, _ column: String, _ value: JSONValue) throws(ErrorBody) -> (String, String) {
+    /// A field compared with a non-null value by `symbol` (`=`, `<`, ...), both sides normalised for the field's
+    /// type. In a `json` field only values of the same JSON kind compare: `true` is not `1`, and `"[1]"` is not `[1]`.
+    private mutating func comparison(_ field: FieldSchema, _ access: FieldAccess, _ symbol: String, _ value: JSONValue) throws(ErrorBody) -> String {
+        let column = access.scalar
         switch field.type {
         case .string, .file:
             guard case .string(let text) = value else { throw Self.mismatch(field, value) }
-            return (column, bind(.text(text)))
+            try Self.checkText(text, field)
+            return "(\(column) \(symbol) \(bind(.text(text))))"
         case .integer, .number:
             switch value {
-            case .integer(let int): return (column, bind(.integer(int)))
-            case .number(let double): return (column, bind(.real(double)))
+            case .integer(let int): return "(\(column) \(symbol) \(bind(.integer(int))))"
+            case .number(let double): return "(\(column) \(symbol) \(bind(.real(double))))"
             default: throw Self.mismatch(field, value)
             }
         case .boolean:
             guard case .bool(let bool) = value else { throw Self.mismatch(field, value) }
-            return (column, bind(.integer(bool ? 1 : 0)))
+            return "(\(column) \(symbol) \(bind(.integer(bool ? 1 : 0))))"
         case .datetime:
             guard case .string(let text) = value, RFC3339.isValid(text) else { throw Self.mismatch(field, value) }
-            return (dialect.instant(column), dialect.instant(bind(.text(text))))
+            return "(\(dialect.instant(column)) \(symbol) \(dialect.instant(bind(.text(text)))))"
         case .json:
-            guard let argument = Self.scalarArgument(value) else { throw Self.mismatch(field, value) }
-            return (column, bind(argument))
+            guard let argument = Self.scalarArgument(value), let types = Self.jsonTypes(value) else { throw Self.mismatch(field, value) }
+            if case .string(let text) = value { try Self.checkText(text, field) }
+            let kind = dialect.jsonTypeIs(document: access.jsonDocument, path: access.jsonPath, types: types)
+            return "(\(kind) AND \(column) \(symbol) \(bind(argument)))"
         }
+    }
+
+    /// The JSON kinds a scalar value equals: numbers equal numbers, booleans booleans, strings strings.
+    private static func jsonTypes(_ value: JSONValue) -> [String]? {
+        switch value {
+        case .string: return ["text"]
+        case .integer, .number: return ["integer", "real"]
+        case .bool: return ["true", "false"]
+        default: return nil
+        }
+    }
+
+    /// Text holding U+0000 cannot be compared (records cannot hold it either).
+    private static func checkText(_ text: String, _ field: FieldSchema) throws(ErrorBody) {
+        if text.utf8.contains(0) { throw .validation("strings cannot hold U+0000", field: field.name) }
     }
 
     private static func scalarArgument(_ value: JSONValue) -> SQLArgument? {

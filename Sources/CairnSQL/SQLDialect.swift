@@ -18,8 +18,11 @@ package protocol SQLDialect: Sendable {
     /// The constant true and false conditions.
     var alwaysTrue: String { get }
     var alwaysFalse: String { get }
-    /// True when the JSON array at `path` of `document` holds a scalar equal to the argument `placeholder`.
-    func arrayContains(document: String, path: String, placeholder: String) -> String
+    /// True when the JSON array at `path` of `document` holds a scalar of one of the JSON `types` (SQLite's names:
+    /// `text`, `integer`, `real`, `true`, `false`) equal to the argument `placeholder`.
+    func arrayContains(document: String, path: String, placeholder: String, types: [String]) -> String
+    /// True when the JSON value at `path` of `document` is of one of the JSON `types`.
+    func jsonTypeIs(document: String, path: String, types: [String]) -> String
     /// The JSON text of the string expression `expression` (so `id` can be searched like a JSON document).
     func jsonQuote(_ expression: String) -> String
 }
@@ -33,13 +36,19 @@ package struct SQLiteDialect: SQLDialect {
     }
 
     package func placeholder(_ position: Int) -> String { "?" }
-    package func instant(_ expression: String) -> String { "julianday(\(expression))" }
+    package func instant(_ expression: String) -> String { "cairn_instant(\(expression))" }
     package var alwaysTrue: String { "1" }
     package var alwaysFalse: String { "0" }
 
-    package func arrayContains(document: String, path: String, placeholder: String) -> String {
-        "(json_type(\(document), '\(path)') = 'array' AND EXISTS (SELECT 1 FROM json_each(\(document), '\(path)') AS element WHERE element.value = \(placeholder) AND element.type NOT IN ('object', 'array')))"
+    package func arrayContains(document: String, path: String, placeholder: String, types: [String]) -> String {
+        "(json_type(\(document), '\(path)') = 'array' AND EXISTS (SELECT 1 FROM json_each(\(document), '\(path)') AS element WHERE element.value = \(placeholder) AND element.type IN (\(Self.list(types)))))"
     }
+
+    package func jsonTypeIs(document: String, path: String, types: [String]) -> String {
+        "json_type(\(document), '\(path)') IN (\(Self.list(types)))"
+    }
+
+    private static func list(_ types: [String]) -> String { types.map { "'\($0)'" }.joined(separator: ", ") }
 
     package func jsonQuote(_ expression: String) -> String { "json_quote(\(expression))" }
 }

@@ -12,7 +12,10 @@ struct NumberedDialect: SQLDialect {
     func instant(_ expression: String) -> String { "(\(expression))::timestamptz" }
     var alwaysTrue: String { "TRUE" }
     var alwaysFalse: String { "FALSE" }
-    func arrayContains(document: String, path: String, placeholder: String) -> String { "contains(\(document), \(path), \(placeholder))" }
+    func arrayContains(document: String, path: String, placeholder: String, types: [String]) -> String {
+        "contains(\(document), \(path), \(placeholder), \(types))"
+    }
+    func jsonTypeIs(document: String, path: String, types: [String]) -> String { "kind(\(document), \(path)) IN \(types)" }
     func jsonQuote(_ expression: String) -> String { "to_json(\(expression))" }
 }
 
@@ -63,8 +66,8 @@ struct FilterSQLTests {
         let compiled = try FilterSQL.compile(filter, collection: notes, dialect: dialect, firstPlaceholder: 4) {
             dialect.jsonMember($0.name, of: "data")
         }
-        #expect(compiled.sql == "(((data ->> 'title') = $4) AND (((data ->> 'due'))::timestamptz < ($5)::timestamptz) AND contains(data, tags, $6) AND FALSE)")
+        #expect(compiled.sql == "(((data ->> 'title') = $4) AND (((data ->> 'due'))::timestamptz < ($5)::timestamptz) AND contains(data, tags, $6, [\"text\"]) AND FALSE)")
         #expect(compiled.arguments == [.text("a"), .text("2026-12-01T00:00:00Z"), .text("x")])
-        #expect(!compiled.sql.contains("json_extract") && !compiled.sql.contains("julianday"))
+        #expect(!compiled.sql.contains("json_extract") && !compiled.sql.contains("cairn_instant"))
     }
 }

@@ -125,7 +125,7 @@ STRINGS = [
     "%", "_", "%%", "a%b", "a_b", "a%", "_b", "100%", "50_50", "x_%y", "é", "É", "e\u0301", "café", "CAFÉ", "Café",
     "naïve", "NAÏVE", "Straße", "STRASSE", "ß", "İ", "ı", "i", "I", "ǅ", "Ω", "ω", "日本", "日本語", "中文", "한국어",
     "😀", "😀😀", "a😀b", "👍🏽", "🇫🇷", "\U0010ffff", "\uffff", "\u00a0", " ", "  a", "a ", "tab\there", "line\nbreak",
-    'quote"d', "back\\slash", "+plus+", "a+b c", "&=?#", "a\x00b", "[1]", "true", "1", "1.0", "null", "Z", "z", "~", "\x7f",
+    'quote"d', "back\\slash", "+plus+", "a+b c", "&=?#", "[1]", "true", "1", "1.0", "null", "Z", "z", "~", "\x7f",
 ]
 INSTANT_BASE = Fraction(int(datetime.datetime(2026, 3, 29, 1, 0, tzinfo=datetime.timezone.utc).timestamp()))
 # Offsets as (sign, hours, minutes); the ones past 14 hours are valid RFC 3339 (time-hour is 00-23) but rarer.
@@ -300,6 +300,8 @@ def field_value(record_id, data, field):
 
 
 def matches(where, record_id, data):
+    if "not" in where:
+        return not matches(where["not"], record_id, data)
     if "and" in where:
         return all(matches(child, record_id, data) for child in where["and"])
     if "or" in where:
@@ -395,13 +397,17 @@ def random_condition(records, ids, instants):
 
 def random_filter(records, ids, instants, depth=1):
     """A condition, or an and/or of up to 4 filters, nested up to depth 3 (empty and/or included)."""
+    if depth < 3 and rng.random() < 0.12:
+        return {"not": random_filter(records, ids, instants, depth + 1)}
     if depth < 3 and rng.random() < (0.55 if depth == 1 else 0.35):
         return {rng.choice(["and", "or"]): [random_filter(records, ids, instants, depth + 1) for _ in range(rng.choice([0, 1, 2, 2, 3, 4]))]}
     return random_condition(records, ids, instants)
 
 
 def leaves(where):
-    if "and" in where or "or" in where:
+    if "not" in where:
+        yield from leaves(where["not"])
+    elif "and" in where or "or" in where:
         for child in where.get("and", where.get("or")):
             yield from leaves(child)
     else:
@@ -443,6 +449,8 @@ INVALID = [  # (filter, the details.field the answer names)
     ({"and": [], "or": []}, "where"),                                          # not a filter shape
     ({"field": "label", "value": "a"}, "where"),
     (nested(40), "where"),                                                     # nested deeper than 32 levels
+    ({"field": "label", "op": "eq", "value": "a\x00b"}, "label"),             # strings cannot hold U+0000
+    ({"not": {"field": "label", "op": "like", "value": 1}}, "label"),
 ]
 
 
@@ -517,6 +525,13 @@ def main():
         sent = records[change["id"]]
         if not same_json(change["data"], {k: v for k, v in sent.items() if v is not None}):
             fail(f"record {change['id']} came back as {text(change['data'])}, sent as {text(sent)}")
+
+    # Strings cannot hold U+0000 (PROTOCOL.md): a record holding one anywhere is rejected, and nothing is stored.
+    status, answer = call("POST", "/v1/projects/field/batch", {"operations": [
+        {"opId": f"where-{run}-nul", "collection": COLLECTION, "id": "nul", "op": "create", "data": {"extra": {"k": "a\x00b"}}}]})
+    result = (answer or {}).get("results", [{}])[0] if status == 200 else {}
+    if result.get("status") != "rejected" or result.get("error", {}).get("code") != "validation_failed":
+        fail(f"a record holding U+0000 answered {status} {answer}; PROTOCOL.md says rejected, validation_failed")
 
     data_list, ids = list(records.values()), list(records)
     disagreements, findings, partial = [], {}, 0

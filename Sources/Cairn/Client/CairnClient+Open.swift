@@ -39,6 +39,7 @@ extension CairnClient {
         try store.rememberIdentity(
             user: configuration.credentials.user, server: configuration.serverURL.absoluteString, project: configuration.project,
             device: configuration.device)
+        try store.declareLocal(configuration.localCollections)
         try client.applyConfiguredIndexes()
         try DownloadQueryStore(store: store).applyConfiguration(configuration.downloadFilters)
 

@@ -81,6 +81,13 @@ public struct CairnConfiguration: Sendable {
     /// the records matching its filter (partial sync; the query is named `cairn.configuration.COLLECTION`). For
     /// several, overlapping or changing queries, use ``CairnClient/createDownloadQuery(name:collection:filter:)``.
     public var downloadFilters: [String: Filter] = [:]
+    /// The app's local-only collections: typed tables that are queried like the others but never uploaded or pulled
+    /// (drafts, settings, scratch data). Their names must differ from the server's collections.
+    ///
+    /// ```swift
+    /// configuration.localCollections = [CollectionSchema(name: "drafts", fields: [FieldSchema(name: "text", type: .string)])]
+    /// ```
+    public var localCollections: [CollectionSchema] = []
     /// Local indexes to keep, by collection: each entry is one index's fields, in order (see
     /// ``CairnClient/createIndex(_:fields:)``).
     public var localIndexes: [String: [[String]]] = [:]

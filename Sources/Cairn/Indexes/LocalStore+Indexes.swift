@@ -7,7 +7,8 @@ extension LocalStore {
     func addIndex(_ definition: LocalIndexTable.Definition) throws {
         guard !definition.fields.isEmpty else { throw CairnError.invalid("an index needs at least one field") }
         guard Set(definition.fields).count == definition.fields.count else { throw CairnError.invalid("an index names each field once") }
-        let table = schema == nil ? nil : try self.table(definition.collection)
+        let known = schema != nil || localCollections.contains(definition.collection)
+        let table = known ? try self.table(definition.collection) : nil
         if let table {
             for name in definition.fields where name != "id" || definition.kind == .fullText {
                 guard let field = table.schema.field(named: name) else {

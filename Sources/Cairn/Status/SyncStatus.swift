@@ -27,6 +27,8 @@ public struct SyncStatus: Sendable, Hashable {
     /// Per download query (``CairnClient/createDownloadQuery(name:collection:filter:)``), by name: what its pulls
     /// received and applied, and whether its first pull completed.
     public var downloadQueries: [String: CollectionProgress] = [:]
+    /// The collections the last schema change created or gave new fields (SAP's `changedEntitySets`).
+    public var changedCollections: [String] = []
     /// Local changes waiting for upload (survives restarts: read from the store).
     public var pendingUploads: Int = 0
     /// Uploads the server rejected, kept for the app.
@@ -92,6 +94,9 @@ public enum SyncEvent: Sendable, Hashable {
     case failed(ErrorBody)
     /// A collection's first full pull completed: its data is complete.
     case firstPullCompleted(collection: String)
+    /// The server's schema changed these collections (new ones, or new fields: their columns are filled from the
+    /// records already stored, with no new download).
+    case schemaChanged(collections: [String])
     /// A conflict was resolved.
     case conflictResolved(collection: String, id: String, resolution: ResolutionKind)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import CairnSQL
 import GRDB
 
 extension LocalStore {
@@ -17,6 +18,7 @@ extension LocalStore {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             database.prepareDatabase { db in
+                SQLiteFunctions.register(db)
                 try db.execute(sql: "PRAGMA cache_size = -8192")
                 // Checkpoint the WAL every 16 MB rather than every 4 MB: sync bookkeeping rewrites the same pages
                 // often, and a sync ends with a checkpoint of its own (see `checkpoint()`).
@@ -32,6 +34,7 @@ extension LocalStore {
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             return try LocalStore(writer: pool, configuration: configuration)
         case .inMemory:
+            database.prepareDatabase { db in SQLiteFunctions.register(db) }
             return try LocalStore(writer: DatabaseQueue(configuration: database), configuration: configuration)
         }
     }

@@ -81,4 +81,24 @@ extension LocalStore {
         let table = try self.table(collection)
         return try writer.read { db in try table.serverStates(db) }
     }
+
+    /// Applies one record read from the server now (``CairnClient/fetchFromServer(_:id:)``), outside any cursor: the
+    /// row takes it unless it holds a newer version or local changes (then only its shadow's server state moves). A
+    /// record the server does not have (`nil`) removes a row without local changes.
+    func applyFetched(_ change: ScannedChange?, collection name: String, id: String) throws {
+        let table = try self.table(name)
+        try writeBookkeeping { db in
+            let pending = try shadows.recordIDs(db, collection: name).contains(id)
+            guard let change else {
+                if !pending { try table.pulledRowWriter(db).write(ScannedChange(id: id, version: 0, removed: true, fields: [])) }
+                return
+            }
+            if pending {
+                try shadows.moveServerState(db, collection: name, to: change)
+            } else {
+                try table.pulledRowWriter(db).write(change)
+            }
+            try applyFileOverlays(db, table: table, ids: [id])
+        }
+    }
 }

@@ -8,6 +8,9 @@ extension LocalStore {
     @discardableResult
     func apply(schema: Schema, etag: String?) throws -> [String] {
         let previous = self.schema
+        if let clash = schema.collections.first(where: { localCollections.contains($0.name) }) {
+            throw CairnError(.schemaUnavailable, "The server's schema has a collection \"\(clash.name)\", which this app declares local-only; rename the local one")
+        }
         let changed = try writer.write { db -> [String] in
             var changed: [String] = []
             for collection in schema.collections {

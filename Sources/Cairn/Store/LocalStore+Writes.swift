@@ -54,6 +54,16 @@ extension LocalStore {
             do throws(ErrorBody) { try table.schema.validate(data: newData) } catch { throw CairnError(error.code, error.message) }
         }
 
+        if table.isLocalOnly {
+            // Never uploaded: the row is all there is.
+            if let newData {
+                try table.upsert(db, id: id, data: newData, version: 0, pending: false, updatedAt: nil, updatedBy: nil)
+            } else {
+                try table.remove(db, id: id)
+            }
+            return newData.map { VisibleRow(id: id, data: $0, version: 0, pending: false, updatedAt: nil, updatedBy: nil).record }
+        }
+
         // The server state these changes build on, kept until every change is uploaded.
         let base = try shadows.begin(db, table: table, id: id, row: current)
         let outcome = try queue.enqueue(

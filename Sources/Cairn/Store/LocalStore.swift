@@ -1,5 +1,6 @@
 import CairnProtocol
 import Foundation
+import CairnSQL
 import GRDB
 import Synchronization
 
@@ -52,7 +53,7 @@ final class LocalStore: Sendable {
 
     /// Every table the store holds: Cairn's own, then one per collection of the current schema. Wiping walks it.
     var registry: [any StoreTable] {
-        let collections = loaded.withLock { $0.tables.values.sorted { $0.name < $1.name } }
+        let collections = loaded.withLock { (Array($0.tables.values) + Array($0.localTables.values)).sorted { $0.name < $1.name } }
         return ownTables + collections.map { $0 as any StoreTable }
     }
 
@@ -60,6 +61,8 @@ final class LocalStore: Sendable {
     private struct Loaded {
         var schema: Schema?
         var tables: [String: CollectionTable] = [:]
+        /// The app's local-only collections: never uploaded, never pulled.
+        var localTables: [String: CollectionTable] = [:]
         var clientID: String?
 
         mutating func use(_ schema: Schema?) {
@@ -78,6 +81,9 @@ final class LocalStore: Sendable {
     init(writer: any DatabaseWriter, configuration: StoreConfiguration = StoreConfiguration()) throws {
         self.writer = writer
         self.configuration = configuration
+        // Filters compare date-times with Cairn's SQL function. Stores opened with `open` add it to every connection;
+        // an injected single-connection writer (a `DatabaseQueue`) gets it here.
+        if writer is DatabaseQueue { try writer.writeWithoutTransaction { db in SQLiteFunctions.register(db) } }
         try LocalMigrations.migrator.migrate(writer)
         let (schemaText, clientID) = try writer.read { db in
             (try metaTable.value(db, .schema), try metaTable.value(db, .clientID))
@@ -106,11 +112,35 @@ final class LocalStore: Sendable {
 
     /// The collection's table; throws as ``collection(_:)``.
     func table(_ name: String) throws -> CollectionTable {
-        let (known, table) = loaded.withLock { ($0.schema != nil, $0.tables[name]) }
+        let (known, table) = loaded.withLock { ($0.schema != nil || !$0.localTables.isEmpty, $0.tables[name] ?? $0.localTables[name]) }
         guard known else { throw CairnError(.schemaUnavailable, "No schema is known yet: connect once so the store learns it") }
         guard let table else { throw CairnError.invalid("\"\(name)\" is not a collection of this project") }
         return table
     }
+
+    /// Creates or migrates the tables of the app's local-only collections (with their indexes) and keeps them; a
+    /// name the server's schema uses is `invalid_argument`.
+    func declareLocal(_ collections: [CollectionSchema]) throws {
+        let tables = collections.map { CollectionTable(schema: $0, isLocalOnly: true) }
+        for table in tables {
+            guard schema?.collection(named: table.name) == nil else {
+                throw CairnError.invalid("\"\(table.name)\" is a collection of the server's schema; give the local-only collection another name")
+            }
+            guard Names.isValidCollectionName(table.name), !table.name.hasPrefix("cairn_") else {
+                throw CairnError.invalid("\"\(table.name)\" is not a valid collection name")
+            }
+        }
+        try writer.write { db in
+            for table in tables {
+                _ = try table.migrate(db)
+                try localIndexes.apply(db, to: table)
+            }
+        }
+        loaded.withLock { $0.localTables = Dictionary(tables.map { ($0.name, $0) }) { first, _ in first } }
+    }
+
+    /// The names of the local-only collections.
+    var localCollections: Set<String> { loaded.withLock { Set($0.localTables.keys) } }
 
     // MARK: Client id
 

@@ -103,7 +103,11 @@ actor SyncEngine {
     func refreshSchema() async throws {
         let etag = try store.meta(.schemaETag)
         if let (schema, newETag) = try await api.schema(etag: store.schema == nil ? nil : etag) {
-            try store.apply(schema: schema, etag: newETag)
+            let changed = try store.apply(schema: schema, etag: newETag)
+            if !changed.isEmpty {
+                await status.update { $0.changedCollections = changed }
+                await status.emit(.schemaChanged(collections: changed))
+            }
         }
     }
 }

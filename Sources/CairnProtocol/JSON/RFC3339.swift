@@ -56,6 +56,35 @@ public enum RFC3339 {
 
     /// Parses an RFC 3339 date-time (`Z` or `±hh:mm` offset, optional fraction); `nil` if it is not one.
     public static func date(from text: String) -> Date? {
+        guard let instant = parse(text) else { return nil }
+        return Date(timeIntervalSinceReferenceDate: Double(instant.seconds - referenceOffset) + instant.fraction)
+    }
+
+    /// A text key of the instant `text` denotes, in UTC to the nanosecond, that sorts as the instants do (so SQL can
+    /// compare date-times written with any offset, `t` or `T`, and any number of fractional digits); `nil` if `text`
+    /// is not an RFC 3339 date-time. A leap second (`:60`) is the same instant as the next second.
+    ///
+    /// ```swift
+    /// RFC3339.instantKey("2026-11-23T12:30:00+02:00") == RFC3339.instantKey("2026-11-23T10:30:00.000Z")   // true
+    /// ```
+    public static func instantKey(_ text: String) -> String? {
+        guard let instant = parse(text) else { return nil }
+        // Shifted so that every year from 0000 on is a positive count of seconds of 13 digits.
+        let seconds = String(instant.seconds + 100_000_000_000)
+        let nanos = String(instant.nanoseconds)
+        return String(repeating: "0", count: max(0, 13 - seconds.count)) + seconds + "."
+            + String(repeating: "0", count: 9 - nanos.count) + nanos
+    }
+
+    /// The parts of a parsed date-time: whole seconds since 1970 in UTC, and the fraction (as a number, and in
+    /// nanoseconds, truncated).
+    private struct Instant {
+        var seconds: Int64
+        var fraction: Double
+        var nanoseconds: Int64
+    }
+
+    private static func parse(_ text: String) -> Instant? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20 else { return nil }
         func number(_ start: Int, _ count: Int) -> Int? {
@@ -75,6 +104,7 @@ public enum RFC3339 {
         else { return nil }
         var index = 19
         var fraction = 0.0
+        var nanoseconds: Int64 = 0
         if index < bytes.count, bytes[index] == 46 {
             index += 1
             var numerator: Int64 = 0
@@ -85,9 +115,11 @@ public enum RFC3339 {
                     numerator = numerator * 10 + Int64(bytes[index] - 48)
                     denominator *= 10
                 }
+                if index - start < 9 { nanoseconds = nanoseconds * 10 + Int64(bytes[index] - 48) }
                 index += 1
             }
             guard index > start else { return nil }
+            for _ in min(index - start, 9)..<9 { nanoseconds *= 10 }
             fraction = Double(numerator) / denominator
         }
         guard index < bytes.count else { return nil }
@@ -105,11 +137,10 @@ public enum RFC3339 {
             return nil
         }
         guard index == bytes.count else { return nil }
-        var days = daysFromCivil(year: year, month: month, day: day)
         guard day <= daysInMonth(year: year, month: month) else { return nil }
-        days *= 86400
-        let seconds = Int64(days + hour * 3600 + minute * 60 + second - offsetSeconds) - referenceOffset
-        return Date(timeIntervalSinceReferenceDate: Double(seconds) + fraction)
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = Int64(days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds)
+        return Instant(seconds: seconds, fraction: fraction, nanoseconds: nanoseconds)
     }
 
     /// True when `text` is a valid RFC 3339 date-time.

@@ -67,6 +67,22 @@ extension CollectionSchema {
                 throw .validation("field \"\(field.name)\" of \(name) must be \(field.type.article), not \(value.kindName)", field: field.name)
             }
         }
+        for (key, value) in data where key.utf8.contains(0) || value.holdsNullCharacter {
+            throw .validation("field \"\(key.replacingOccurrences(of: "\u{0}", with: "\\u0000"))\" of \(name) holds U+0000, which strings cannot hold", field: key)
+        }
+    }
+}
+
+extension JSONValue {
+    /// True when a string anywhere in the value (or an object's key) holds U+0000, which Cairn's databases cannot
+    /// compare or (PostgreSQL's `jsonb`) store.
+    var holdsNullCharacter: Bool {
+        switch self {
+        case .string(let text): return text.utf8.contains(0)
+        case .array(let values): return values.contains { $0.holdsNullCharacter }
+        case .object(let members): return members.contains { $0.key.utf8.contains(0) || $0.value.holdsNullCharacter }
+        default: return false
+        }
     }
 }
 

@@ -119,3 +119,25 @@ struct StorePullTests {
         #expect(try test.count("cairn_resync") == 0)
     }
 }
+
+@Suite("Store: schema growth")
+struct StoreSchemaGrowthTests {
+    @Test("a new field's column is filled from the records already stored, with no new download, and the collection is reported")
+    func newFieldFilledInPlace() throws {
+        let test = try TestStore()
+        try test.pull([
+            .init(id: "n-1", version: 1, data: ["title": "A", "priority": 3]), .init(id: "n-2", version: 2, data: ["title": "B"]),
+        ], cursor: "c7")
+        var grown = TestStore.schema
+        grown.collections[0].fields.append(FieldSchema(name: "priority", type: .integer))
+        let changed = try test.store.apply(schema: grown, etag: "\"v2\"")
+        #expect(changed == ["notes"])
+        #expect(try test.store.records(Query("notes").filter(.condition("priority", .eq, 3))).map(\.id) == ["n-1"])
+        #expect(try test.store.rows(sql: "SELECT id, priority FROM notes ORDER BY id", arguments: []) == [
+            ["id": "n-1", "priority": 3], ["id": "n-2", "priority": .null],
+        ])
+        // The cursor is kept: nothing is downloaded again.
+        #expect(try test.store.pullState("notes").cursor == "c7")
+        #expect(try test.store.apply(schema: grown, etag: "\"v2\"") == [])
+    }
+}

@@ -28,8 +28,12 @@ struct CollectionTable: StoreTable {
 
     var tableNames: [String] { [schema.name] }
 
-    init(schema: CollectionSchema) {
+    /// True for an app's local-only collection: its writes are never queued for upload.
+    let isLocalOnly: Bool
+
+    init(schema: CollectionSchema, isLocalOnly: Bool = false) {
         self.schema = schema
+        self.isLocalOnly = isLocalOnly
         quotedName = Self.quote(schema.name)
         sql = Statements(schema: schema, table: quotedName)
         fileFields = schema.fields.filter { $0.type == .file }.map(\.name)

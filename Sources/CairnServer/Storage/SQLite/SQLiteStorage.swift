@@ -1,5 +1,6 @@
 import CairnProtocol
 import Foundation
+import CairnSQL
 import GRDB
 import ServiceLifecycle
 import Synchronization
@@ -29,6 +30,7 @@ public final class SQLiteStorage: ServerStorage {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA cache_size = -16384")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            SQLiteFunctions.register(db)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         // WAL with FULL sync: every commit reaches the disk before the server answers, so a write it acknowledged
