@@ -44,7 +44,8 @@ extension CairnClient {
         try DownloadQueryStore(store: store).applyConfiguration(configuration.downloadFilters)
 
         guard configuration.connectOnOpen else {
-            guard store.schema != nil else {
+            // A store that never synced still opens offline when the app declares local-only collections to work with.
+            guard store.schema != nil || !configuration.localCollections.isEmpty else {
                 throw CairnError(.schemaUnavailable, "This store has never synced: connect once first")
             }
             await client.refreshCounts()

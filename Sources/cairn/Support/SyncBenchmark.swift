@@ -102,11 +102,16 @@ struct SyncBenchmark {
         let reader = try await client("reader")
         let pullStart = ContinuousClock.now
         let pullCPU = CPUMeter(server: server)
+        // A reader keeps reading while the pull applies its pages: how long does it ever wait?
+        let probe = ReaderProbe(client: reader, records: records)
         let pulled = try await reader.pull(["items"]).pulled
+        let readLatencies = await probe.stop()
         let pullSeconds = seconds(since: pullStart)
         let pullCost = pullCPU.millisecondsPer1000(records)
         guard pulled == records else { throw CLIError("pulled \(pulled) of \(records)") }
         log(rate("initial pull through the SDK in pages of \(pageSize)", records, pullSeconds) + pullCost.text)
+        log(String(format: "a concurrent reader during the pull: %d reads, median %.3f ms, longest %.1f ms",
+                   readLatencies.count, readLatencies.median, readLatencies.longest))
         guard try await reader.verify("items").matches else { throw CLIError("the reader does not match the server") }
 
         var latencies: [Double] = []
@@ -126,6 +131,8 @@ struct SyncBenchmark {
             "pushOpsPerSecond": .number((Double(records) / pushSeconds).rounded()),
             "pullRecordsPerSecond": .number((Double(records) / pullSeconds).rounded()),
             "incrementalPullMilliseconds": .number((incremental * 100).rounded() / 100),
+            "pullReaderLongestMilliseconds": .number(BenchTiming.rounded(readLatencies.longest)),
+            "pullReaderMedianMilliseconds": .number(BenchTiming.rounded(readLatencies.median)),
             "pushClientCPUMillisecondsPer1000": .number(pushCost.client), "pushServerCPUMillisecondsPer1000": .number(pushCost.server),
             "pullClientCPUMillisecondsPer1000": .number(pullCost.client), "pullServerCPUMillisecondsPer1000": .number(pullCost.server),
         ]
@@ -199,8 +206,5 @@ struct SyncBenchmark {
         String(format: "%@: %d records in %.2f s, %.0f records/s", what, count, seconds, Double(count) / seconds)
     }
 
-    private func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    }
+    private func seconds(since start: ContinuousClock.Instant) -> Double { BenchTiming.seconds(since: start) }
 }
