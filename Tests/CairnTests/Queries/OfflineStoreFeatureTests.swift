@@ -70,4 +70,27 @@ struct OfflineStoreFeatureTests {
         #expect(try await bob.fetchFromServer("notes", id: "n-1") == nil)
         #expect(try bob.record("notes", id: "n-1") == nil)
     }
+
+    @Test("observe and observeCount follow a full-text query, and a client's JSON cache is its server's and project's")
+    func observeSearchAndClientCache() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let alice = try await fixture.client("alice") { $0.fullTextSearch = ["notes": ["title"]] }
+        try alice.create("notes", id: "n-1", data: ["title": "fire exit"])
+        var records = alice.observe(Query("notes").matching("fire")).makeAsyncIterator()
+        var counts = alice.observeCount(Query("notes").matching("fire")).makeAsyncIterator()
+        #expect(try await records.next()?.map(\.id) == ["n-1"])
+        #expect(try await counts.next() == 1)
+        try alice.create("notes", id: "n-2", data: ["title": "Fire drill"])
+        #expect(try await records.next()?.map(\.id).sorted() == ["n-1", "n-2"])
+        #expect(try await counts.next() == 2)
+        try alice.patch("notes", id: "n-1", ["title": "exit"])
+        #expect(try await records.next()?.map(\.id) == ["n-2"])
+
+        let cache = try alice.jsonCache(name: "products", fields: [.string("sku")])
+        try cache.cache([["id": "p-1", "sku": "A"]])
+        #expect(cache.scope.hasSuffix("#\(Fixture.project)"))
+        #expect(cache.scope.hasPrefix(fixture.server.baseURL.absoluteString))
+        #expect(try alice.jsonCache(name: "products", fields: [.string("sku")]).count() == 1)
+    }
 }
