@@ -26,9 +26,9 @@ struct BackgroundSyncTests {
         let bob = try await fixture.client("bob")
         try alice.create("notes", id: "before", data: ["title": "written before bob listened"])
         try await alice.sync()
-        bob.startLiveUpdates()
-        defer { bob.stopBackgroundTasks() }
-        // Connecting pulls what changed while bob was not listening.
+        let running = Task { await bob.run() }
+        defer { running.cancel() }
+        // Starting (and connecting) pulls what changed while bob was not listening.
         #expect(try await eventually { try bob.record("notes", id: "before") != nil })
         // Now the stream is open: a new change arrives by its notice.
         try alice.create("notes", id: "live", data: ["title": "pushed"])
@@ -36,18 +36,21 @@ struct BackgroundSyncTests {
         #expect(try await eventually { try bob.record("notes", id: "live") != nil })
     }
 
-    @Test("auto-sync uploads on a timer, and retries after a failure with backoff, without a new write or a whole interval")
+    @Test("the scheduler retries a failed upload with backoff, without a new write or a whole interval")
     func autoSync() async throws {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }
         let network = SwitchableTransport()
         let clock = ManualClock()
-        let alice = try await fixture.client("alice", network: network) { $0.clock = clock }
+        let interval = Duration.seconds(3600)
+        let alice = try await fixture.client("alice", network: network) {
+            $0.clock = clock
+            $0.scheduling = SchedulingPolicy(interval: interval, liveUpdates: false)
+        }
         network.isOnline = false
         try alice.create("notes", id: "later", data: ["title": "offline"])
-        let interval = Duration.seconds(3600)
-        alice.startAutoSync(every: interval)
-        defer { alice.stopBackgroundTasks() }
+        let running = Task { await alice.run() }
+        defer { running.cancel() }
         // Offline: every sync fails, and the timer keeps trying on its backoff (the clock moves only when told).
         for _ in 0..<5 {
             await clock.waitForSleepers(1)

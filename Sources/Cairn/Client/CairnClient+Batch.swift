@@ -50,7 +50,9 @@ extension CairnClient {
     public func writeBatch<T>(_ body: (BatchWriter) throws -> T) throws -> T {
         try checkOpen()
         do {
-            return try store.writer.write { db in try body(BatchWriter(store: store, db: db)) }
+            let result = try store.writer.write { db in try body(BatchWriter(store: store, db: db)) }
+            noteLocalWrite()
+            return result
         } catch let error as CairnError {
             throw error
         } catch {

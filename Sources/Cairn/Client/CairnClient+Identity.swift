@@ -5,7 +5,7 @@ extension CairnClient {
     /// Stops background sync, waits for work in flight, and wipes the store and the tokens. The client cannot be
     /// used afterwards.
     public func signOut() async throws {
-        stopBackgroundTasks()
+        stopScheduler()
         closed.withLock { $0 = true }
         await fileUploader.stop()
         await engine.waitForIdle()

@@ -20,27 +20,34 @@ extension CairnClient {
     @discardableResult
     public func create(_ collection: String, id: String, data: [String: JSONValue]) throws -> LocalRecord {
         try checkOpen()
-        return try store.write(collection: collection, id: id, change: .create(data))!
+        let record = try store.write(collection: collection, id: id, change: .create(data))!
+        noteLocalWrite()
+        return record
     }
 
     /// Creates or fully replaces a record locally and queues its upload.
     @discardableResult
     public func save(_ collection: String, id: String, data: [String: JSONValue]) throws -> LocalRecord {
         try checkOpen()
-        return try store.write(collection: collection, id: id, change: .save(data))!
+        let record = try store.write(collection: collection, id: id, change: .save(data))!
+        noteLocalWrite()
+        return record
     }
 
     /// Applies a JSON Merge Patch locally (`null` removes a field) and queues its upload.
     @discardableResult
     public func patch(_ collection: String, id: String, _ patch: [String: JSONValue]) throws -> LocalRecord {
         try checkOpen()
-        return try store.write(collection: collection, id: id, change: .patch(patch))!
+        let record = try store.write(collection: collection, id: id, change: .patch(patch))!
+        noteLocalWrite()
+        return record
     }
 
     /// Deletes a record locally and queues its upload.
     public func delete(_ collection: String, id: String) throws {
         try checkOpen()
         try store.write(collection: collection, id: id, change: .delete)
+        noteLocalWrite()
     }
 
     // MARK: Codable records

@@ -24,8 +24,9 @@ public final class CairnClient: Sendable {
     let engine: SyncEngine
     let statusCenter: StatusCenter
     let auth: AuthSession
-    let background = Mutex<[String: Task<Void, Never>]>([:])
     let closed = Mutex(false)
+    /// The event input of the running scheduler (``run()``), if one runs.
+    let schedulerInput = Mutex<AsyncStream<SyncScheduler.Event?>.Continuation?>(nil)
     let fileFolder: FileFolder
     let fileCache: FileCache
     let fileUploader: FileUploader

@@ -93,7 +93,9 @@ public struct CairnConfiguration: Sendable {
     public var localIndexes: [String: [[String]]] = [:]
     /// String fields to index for full-text search, by collection (see ``CairnClient/enableFullTextSearch(in:fields:)``).
     public var fullTextSearch: [String: [String]] = [:]
-    /// How failed network calls are retried.
+    /// When ``CairnClient/run()`` syncs by itself: the push delay after writes, the periodic full sync, live notices.
+    public var scheduling = SchedulingPolicy()
+    /// How failed network calls are retried (also the scheduler's backoff between failed syncs).
     public var retry: RetryPolicy = RetryPolicy()
     /// The timeout of one HTTP request.
     public var requestTimeout: Duration = .seconds(30)

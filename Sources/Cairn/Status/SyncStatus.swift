@@ -27,6 +27,8 @@ public struct SyncStatus: Sendable, Hashable {
     /// Per download query (``CairnClient/createDownloadQuery(name:collection:filter:)``), by name: what its pulls
     /// received and applied, and whether its first pull completed.
     public var downloadQueries: [String: CollectionProgress] = [:]
+    /// What the scheduler of ``CairnClient/run()`` is doing.
+    public var scheduler = SchedulerStatus()
     /// The collections the last schema change created or gave new fields (SAP's `changedEntitySets`).
     public var changedCollections: [String] = []
     /// Local changes waiting for upload (survives restarts: read from the store).

@@ -1,0 +1,127 @@
+import CairnProtocol
+import Foundation
+import Synchronization
+
+extension CairnClient {
+    /// Keeps the store in sync by itself until the task running it is cancelled (or the client signs out): pushes
+    /// shortly after local writes, pulls the collections the server's live notices name, syncs everything on
+    /// ``CairnConfiguration/scheduling``'s interval, backs off after failures (retrying failed uploads without waiting
+    /// for a new write) and reconnects the live connection with backoff. While nothing is due it does nothing but hold
+    /// the live connection.
+    ///
+    /// ```swift
+    /// let syncing = Task { await client.run() }
+    /// // ... the app writes; the scheduler uploads and downloads ...
+    /// syncing.cancel()   // stops everything cleanly
+    /// ```
+    ///
+    /// The decisions are ``SyncScheduler``'s, a pure state machine; this method only carries them out. One runs at a
+    /// time: a second call returns at once.
+    public func run() async {
+        guard (try? checkOpen()) != nil else { return }
+        let (events, input) = AsyncStream<SyncScheduler.Event?>.makeStream()
+        guard schedulerInput.withLock({ current in
+            guard current == nil else { return false }
+            current = input
+            return true
+        }) else { return }
+        defer { schedulerInput.withLock { $0 = nil } }
+
+        let elapsed = Self.stopwatch(configuration.clock)
+        var machine = SyncScheduler(policy: configuration.scheduling, retry: configuration.retry)
+        machine.handle(.started, at: elapsed())
+        await withTaskGroup(of: Void.self) { group in
+            var timer: Task<Void, Never>?
+            defer { timer?.cancel() }
+            var liveTask: Task<Void, Never>?
+            defer { liveTask?.cancel() }
+            var iterator = events.makeAsyncIterator()
+            while !Task.isCancelled {
+                let now = elapsed()
+                for action in machine.actions(at: now) {
+                    switch action {
+                    case .sync(let push, let pull):
+                        group.addTask { [self] in input.yield(.syncEnded(succeeded: await self.scheduledSync(push: push, pull: pull))) }
+                    case .openLiveConnection:
+                        liveTask = Task { [self] in await self.listen(input) }
+                    }
+                }
+                let snapshot = SchedulerStatus(machine, now: now, wallClock: configuration.wallClock.now())
+                await statusCenter.update { $0.scheduler = snapshot }
+                timer?.cancel()
+                if let wake = machine.nextWake {
+                    let clock = configuration.clock
+                    timer = Task {
+                        try? await clock.sleep(for: max(wake - now, .zero))
+                        if !Task.isCancelled { input.yield(nil) }
+                    }
+                }
+                // `nil` from the timer: time alone made something due. The end of the stream: sign-out.
+                guard let next = await withTaskCancellationHandler(operation: { await iterator.next() }, onCancel: { input.finish() }) else { break }
+                if let event = next { machine.handle(event, at: elapsed()) }
+            }
+            group.cancelAll()
+        }
+        await statusCenter.update { $0.scheduler = SchedulerStatus() }
+    }
+
+    /// Tells the scheduler that the network is back: a sync that failed is retried now, and the live connection
+    /// reopens. Apps call it from their reachability monitor.
+    public func networkDidBecomeAvailable() {
+        _ = schedulerInput.withLock { $0?.yield(.connectivityRestored) }
+    }
+
+    /// Tells a running scheduler about a local write.
+    func noteLocalWrite() {
+        _ = schedulerInput.withLock { $0?.yield(.localWrite) }
+    }
+
+    /// Ends a running scheduler (at sign-out).
+    func stopScheduler() {
+        schedulerInput.withLock { $0?.finish() }
+    }
+
+    /// One sync the scheduler decided on; true when it succeeded.
+    private func scheduledSync(push: Bool, pull: Set<String>?) async -> Bool {
+        do {
+            guard let pull else {
+                if push { try await sync() } else { try await self.pull() }
+                return true
+            }
+            if push { try await self.push() }
+            let held = Set(store.schema?.collections.map(\.name) ?? [])
+            let collections = pull.filter(held.contains).sorted()
+            if !collections.isEmpty { try await self.pull(collections) }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Holds the live-notice connection: reports it open, each notice of a collection the device holds, and its end.
+    private func listen(_ input: AsyncStream<SyncScheduler.Event?>.Continuation) async {
+        do {
+            let chunks = try await api.events()
+            input.yield(.liveOpened)
+            await statusCenter.update { $0.scheduler.liveConnected = true }
+            var reader = ServerSentEvents()
+            for try await chunk in chunks {
+                for payload in reader.feed(chunk) {
+                    if let notice = try? CairnJSON.decode(ChangeNotice.self, from: Array(payload.utf8)),
+                        store.schema?.collection(named: notice.collection) != nil
+                    {
+                        input.yield(.liveNotice(collection: notice.collection))
+                    }
+                }
+            }
+        } catch {}
+        await statusCenter.update { $0.scheduler.liveConnected = false }
+        if !Task.isCancelled { input.yield(.liveClosed) }
+    }
+
+    /// A function that reads how long ago it was made, on `clock`.
+    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+}

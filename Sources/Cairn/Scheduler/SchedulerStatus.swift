@@ -1,0 +1,45 @@
+import Foundation
+
+/// What the scheduler of ``CairnClient/run()`` is doing, in ``SyncStatus/scheduler``.
+public struct SchedulerStatus: Sendable, Hashable {
+    /// The scheduler's state.
+    public enum Phase: String, Sendable, Hashable, Codable {
+        /// ``CairnClient/run()`` is not running.
+        case notRunning = "not-running"
+        /// Nothing to do: only the live connection is held.
+        case idle
+        /// Work is due soon (a push after local writes, a pull after a notice).
+        case waiting
+        /// A sync is under way.
+        case syncing
+        /// The last sync failed; it is tried again with backoff.
+        case retrying
+    }
+
+    /// The state.
+    public var phase: Phase = .notRunning
+    /// True while the live-notice connection is open.
+    public var liveConnected = false
+    /// When time alone makes the next sync or reconnection due (`nil`: only an event will).
+    public var nextWake: Date?
+    /// Failed syncs in a row.
+    public var failures = 0
+
+    /// Not running.
+    public init() {}
+
+    init(_ machine: SyncScheduler, now: Duration, wallClock: Date) {
+        switch machine.phase {
+        case .idle: phase = .idle
+        case .waiting: phase = .waiting
+        case .syncing: phase = .syncing
+        case .retrying: phase = .retrying
+        }
+        liveConnected = machine.live == .open
+        failures = machine.failures
+        nextWake = machine.nextWake.map { wake in
+            let seconds = Double((wake - now).components.seconds) + Double((wake - now).components.attoseconds) / 1e18
+            return wallClock.addingTimeInterval(max(seconds, 0))
+        }
+    }
+}

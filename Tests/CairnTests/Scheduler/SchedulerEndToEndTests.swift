@@ -1,0 +1,82 @@
+import Cairn
+import CairnProtocol
+import CairnTesting
+import Foundation
+import Testing
+
+@Suite("Scheduler: clients that keep themselves in sync")
+struct SchedulerEndToEndTests {
+    /// Waits until `condition` holds, up to `limit` of real time; returns how long it took, or nil.
+    func within(_ limit: Duration, _ condition: () throws -> Bool) async throws -> Duration? {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < limit {
+            if try condition() { return ContinuousClock.now - start }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try condition() ? ContinuousClock.now - start : nil
+    }
+
+    @Test("two running clients see each other's writes within two seconds with no sync calls, and converge again after a server restart")
+    func convergence() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let policy = { (configuration: inout CairnConfiguration) in
+            configuration.scheduling = SchedulingPolicy(pushDelay: .milliseconds(50), interval: nil)
+            configuration.connectOnOpen = true
+        }
+        let alice = try await fixture.client("alice", network: nil, configure: policy)
+        let bob = try await fixture.client("bob", network: nil, configure: policy)
+        let runs = [Task { await alice.run() }, Task { await bob.run() }]
+        defer { for run in runs { run.cancel() } }
+        // Wait for both live connections.
+        let aliceLive = await waitForLive(alice), bobLive = await waitForLive(bob)
+        #expect(aliceLive && bobLive)
+
+        try alice.create("notes", id: "from-alice", data: ["title": "a"])
+        let toBob = try await within(.seconds(2)) { try bob.record("notes", id: "from-alice") != nil }
+        #expect(toBob != nil, "bob did not see alice's write within 2 s")
+        try bob.create("notes", id: "from-bob", data: ["title": "b"])
+        let toAlice = try await within(.seconds(2)) { try alice.record("notes", id: "from-bob") != nil }
+        #expect(toAlice != nil, "alice did not see bob's write within 2 s")
+
+        // The server goes away: its port closes, and the live connections drop. Writes wait, then arrive.
+        await fixture.server.embedded.stopListening()
+        try alice.patch("notes", id: "from-bob", ["title": "edited while the server was down"])
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(alice.hasPendingUpload)
+        try await fixture.server.embedded.startListening()
+        let converged = try await within(.seconds(10)) {
+            try bob.record("notes", id: "from-bob")?.data["title"] == "edited while the server was down" && !alice.hasPendingUpload
+        }
+        #expect(converged != nil, "the clients did not converge after the restart")
+        let aliceBack = await waitForLive(alice), bobBack = await waitForLive(bob)
+        #expect(aliceBack && bobBack)
+        let aliceMatches = try await alice.verify("notes").matches, bobMatches = try await bob.verify("notes").matches
+        #expect(aliceMatches && bobMatches)
+    }
+
+    @Test("cancelling run() stops the scheduler: the status says so, and later writes stay queued")
+    func cancellation() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let alice = try await fixture.client("alice") { $0.scheduling = SchedulingPolicy(pushDelay: .milliseconds(20), interval: nil) }
+        let run = Task { await alice.run() }
+        #expect(await waitForLive(alice))
+        run.cancel()
+        await run.value
+        #expect(await alice.status().scheduler.phase == .notRunning)
+        try alice.create("notes", id: "queued", data: ["title": "stays"])
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(alice.hasPendingUpload)
+    }
+
+    func waitForLive(_ client: CairnClient) async -> Bool {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(5) {
+            let scheduler = await client.status().scheduler
+            if scheduler.liveConnected && scheduler.phase == .idle { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+}
