@@ -71,6 +71,10 @@ extension CairnClient {
         _ = schedulerInput.withLock { $0?.yield(.connectivityRestored) }
     }
 
+    /// Tells a running scheduler that another process (such as `cairn put`) wrote to the store file: its changes are
+    /// pushed as if this client had made them.
+    public func storeDidChangeExternally() { noteLocalWrite() }
+
     /// Tells a running scheduler about a local write.
     func noteLocalWrite() {
         _ = schedulerInput.withLock { $0?.yield(.localWrite) }

@@ -17,8 +17,9 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "The user (remembered by the store). The password comes from CAIRN_PASSWORD.")
     var user: String?
 
-    /// Opens the store as a client; `connect` says whether to reach the server now.
-    func open(connect: Bool) async throws -> CairnClient {
+    /// Opens the store as a client; `connect` says whether to reach the server now (`allowUnsynced`: when the
+    /// store never synced, connect once first).
+    func open(connect: Bool, allowUnsynced: Bool = false) async throws -> CairnClient {
         let remembered = try CLIError.wrap("cannot read the store \(store)") { try CairnClient.storedIdentity(at: store) }
         guard let serverText = server ?? remembered?.server.absoluteString, let serverURL = URL(string: serverText),
             let project = project ?? remembered?.project, let user = user ?? remembered?.user
@@ -26,12 +27,14 @@ struct StoreOptions: ParsableArguments {
             throw CLIError("the store \(store) has not synced yet: give --server, --project and --user once")
         }
         let password = ProcessInfo.processInfo.environment["CAIRN_PASSWORD"] ?? ""
-        if connect && password.isEmpty { throw CLIError("set CAIRN_PASSWORD to \(user)'s password") }
+        let neverSynced = remembered == nil
+        let connectNow = connect || (allowUnsynced && neverSynced)
+        if (connectNow || allowUnsynced) && password.isEmpty { throw CLIError("set CAIRN_PASSWORD to \(user)'s password") }
         var configuration = CairnConfiguration(
             serverURL: serverURL, project: project, device: ProcessInfo.processInfo.hostName,
             credentials: .password(user: user, password: password), store: .file(store))
         configuration.app = "cairn"
-        configuration.connectOnOpen = connect
+        configuration.connectOnOpen = connectNow
         return try await CLIError.wrap("cannot open the store \(store)") { try await CairnClient.open(configuration) }
     }
 }
@@ -43,6 +46,7 @@ struct SyncCommand: AsyncParsableCommand {
         discussion: """
             The first sync needs --server, --project and --user; the store remembers them.
             The password is read from the CAIRN_PASSWORD environment variable.
+            With --watch it keeps running, printing each sync, until Ctrl-C.
 
             Example:
               CAIRN_PASSWORD=... cairn sync --store field.sqlite --server http://127.0.0.1:8080 --project field --user alice
@@ -50,7 +54,16 @@ struct SyncCommand: AsyncParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
+    @Flag(name: .long, help: "Keep the store in sync until Ctrl-C: push after local writes (also by other cairn commands), pull on the server's live notices, retry with backoff.")
+    var watch = false
+
     func run() async throws {
+        if watch {
+            // Offline at the start is fine: the scheduler retries until the server answers.
+            let client = try await options.open(connect: false, allowUnsynced: true)
+            try await SyncWatch(client: client, store: options.store).run()
+            return
+        }
         let client = try await options.open(connect: true)
         let summary = try await CLIError.wrap("sync failed") { try await client.sync() }
         // Queued file uploads finish (or resume) before the tool exits.

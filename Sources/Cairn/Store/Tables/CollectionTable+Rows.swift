@@ -19,6 +19,11 @@ extension CollectionTable {
         try db.cachedStatement(sql: sql.upsert).execute(arguments: StatementArguments(arguments))
     }
 
+    /// The number of rows.
+    func rowCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quotedName)") ?? 0
+    }
+
     /// Removes the visible row of a record.
     func remove(_ db: Database, id: String) throws {
         try db.cachedStatement(sql: sql.delete).execute(arguments: [id])

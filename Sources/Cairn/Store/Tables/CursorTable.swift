@@ -104,6 +104,12 @@ struct CursorTable: StoreTable {
             """, arguments: [date.timeIntervalSince1970, collection])
     }
 
+    /// When a page of `collection` was last applied.
+    func lastPull(_ db: Database, _ collection: String) throws -> Date? {
+        try Double.fetchOne(db, sql: "SELECT last_pull_at FROM cairn_collections WHERE name = ?", arguments: [collection])
+            .map(Date.init(timeIntervalSince1970:))
+    }
+
     /// True when the last download of any collection was interrupted, or a collection waits for one.
     func hasPendingDownload(_ db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM cairn_collections WHERE pulling = 1 OR needs_pull = 1)") ?? false

@@ -1,0 +1,77 @@
+import CairnProtocol
+import Foundation
+import GRDB
+
+extension CairnClient {
+    /// A report on the store's sync state, for a support ticket: see ``Diagnostics``. Works offline.
+    ///
+    /// ```swift
+    /// let report = try await client.diagnostics()
+    /// try report.jsonText().write(to: ticketURL, atomically: true, encoding: .utf8)
+    /// ```
+    public func diagnostics() async throws -> Diagnostics {
+        try checkOpen()
+        let now = configuration.wallClock.now()
+        let status = await self.status()
+        let store = self.store
+        let facts = try DiagnosticsFacts.read(store)
+        let failedUploads = try store.failedOperations().map {
+            Diagnostics.FailedUpload(collection: $0.collection, id: $0.recordID, operation: $0.kind.rawValue, error: $0.error, failedAt: $0.failedAt)
+        }
+        let failedFiles = try files.failedUploads().map { Diagnostics.FailedFile(localID: $0.id, name: $0.name, size: $0.size, error: $0.error) }
+        let history = try store.history(limit: 20)
+        let (verdict, explanation) = Diagnostics.judge(
+            failedUploads: failedUploads, failedFiles: failedFiles, lastRun: history.first { $0.endedAt != nil }, scheduler: status.scheduler,
+            queueDepth: facts.queueDepth, pendingFiles: status.pendingFiles, needsPull: facts.collections.filter(\.needsPull).map(\.name))
+        return Diagnostics(
+            generatedAt: now, verdict: verdict, explanation: explanation,
+            server: configuration.serverURL.absoluteString, project: configuration.project, user: configuration.credentials.user,
+            schemaVersion: store.schema?.version ?? "",
+            collections: facts.collections.map { collection in
+                Diagnostics.Collection(
+                    name: collection.name, cursor: collection.cursor, lastPull: collection.lastPull,
+                    lastPullAgeSeconds: collection.lastPull.map { now.timeIntervalSince($0) }, firstPullCompleted: collection.firstPullDone,
+                    rows: collection.rows, partial: collection.partial)
+            },
+            queueDepth: facts.queueDepth, oldestPendingAgeSeconds: facts.oldestPending.map { now.timeIntervalSince($0) },
+            failedUploads: failedUploads, pendingFiles: status.pendingFiles, failedFiles: failedFiles,
+            recentErrors: history.compactMap { entry in
+                entry.error.map { Diagnostics.RecentError(at: entry.endedAt ?? entry.startedAt, kind: entry.kind.rawValue, message: $0) }
+            },
+            lastSuccess: history.first { $0.endedAt != nil && $0.error == nil }?.endedAt ?? status.lastSyncCompleted,
+            liveConnected: status.scheduler.liveConnected, scheduler: status.scheduler.phase, nextScheduledAction: status.scheduler.nextWake)
+    }
+}
+
+/// The store's side of a diagnostics report, read in one transaction.
+struct DiagnosticsFacts {
+    struct CollectionFacts {
+        var name: String
+        var cursor: String?
+        var lastPull: Date?
+        var firstPullDone: Bool
+        var needsPull: Bool
+        var rows: Int
+        var partial: Bool
+    }
+
+    var collections: [CollectionFacts]
+    var queueDepth: Int
+    var oldestPending: Date?
+
+    static func read(_ store: LocalStore) throws -> DiagnosticsFacts {
+        try store.writer.read { db in try read(db, store: store) }
+    }
+
+    static func read(_ db: Database, store: LocalStore) throws -> DiagnosticsFacts {
+        var collections: [CollectionFacts] = []
+        for name in (store.schema?.collections.map(\.name) ?? []) {
+            let state = try store.cursors.state(db, name)
+            let table = try store.table(name)
+            collections.append(CollectionFacts(
+                name: name, cursor: state.cursor, lastPull: try store.cursors.lastPull(db, name), firstPullDone: state.firstPullDone,
+                needsPull: state.needsPull, rows: try table.rowCount(db), partial: try store.downloadQueries.isPartial(db, name)))
+        }
+        return DiagnosticsFacts(collections: collections, queueDepth: try store.queue.count(db), oldestPending: try store.queue.oldestCreatedAt(db))
+    }
+}

@@ -1,0 +1,114 @@
+import CairnProtocol
+import CairnTesting
+import Foundation
+import Testing
+
+@Suite("cairn sync --watch and cairn status")
+struct WatchToolTests {
+    /// A `cairn sync --watch` process, read line by line.
+    final class Watcher: @unchecked Sendable {
+        let process = Process()
+        let output = Pipe()
+        private let lock = NSLock()
+        private var text = ""
+
+        init(store: String, password: String) throws {
+            process.executableURL = Tool.binary
+            process.arguments = ["sync", "--watch", "--store", store]
+            var environment = ProcessInfo.processInfo.environment
+            environment["CAIRN_PASSWORD"] = password
+            process.environment = environment
+            process.standardOutput = output
+            process.standardError = output
+            output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let chunk = handle.availableData
+                guard let self, !chunk.isEmpty else { return }
+                self.lock.lock()
+                self.text += String(decoding: chunk, as: UTF8.self)
+                self.lock.unlock()
+            }
+            try process.run()
+        }
+
+        var printed: String {
+            lock.lock()
+            defer { lock.unlock() }
+            return text
+        }
+
+        /// Ctrl-C, then the exit status.
+        func interrupt() async -> Int32 {
+            process.interrupt()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    static func titles(_ store: String) async throws -> [String: String] {
+        let output = try await Tool.runDetached(["query", "--store", store, "SELECT id, title FROM notes"])
+        guard case .array(let rows)? = try JSONValue(parsing: output.stdout)["result"]?["database"]?["records"] else { return [:] }
+        var titles: [String: String] = [:]
+        for row in rows { if let id = row["id"]?.stringValue { titles[id] = row["title"]?.stringValue ?? "" } }
+        return titles
+    }
+
+    static func eventually(_ limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return try await condition()
+    }
+
+    @Test("two watching stores converge through cairn put alone, also across a server restart; Ctrl-C stops them cleanly; status says up to date")
+    func watchConverges() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let environment = ["CAIRN_PASSWORD": TestServer.password]
+        let (a, b) = (Fixture.temporaryStorePath(), Fixture.temporaryStorePath())
+        for (store, user) in [(a, "alice"), (b, "bob")] {
+            let first = try await Tool.runDetached(
+                ["sync", "--store", store, "--server", fixture.server.baseURL.absoluteString, "--project", Fixture.project, "--user", user],
+                environment: environment)
+            #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        }
+        let watchers = [try Watcher(store: a, password: TestServer.password), try Watcher(store: b, password: TestServer.password)]
+
+        #expect(try await Tool.runDetached(["put", "--store", a, "notes", "from-a", #"{"title": "written in a"}"#]).status == 0)
+        #expect(try await Tool.runDetached(["put", "--store", b, "notes", "from-b", #"{"title": "written in b"}"#]).status == 0)
+        let converged = try await Self.eventually(.seconds(15)) {
+            let (left, right) = (try await Self.titles(a), try await Self.titles(b))
+            return left == right && left.count == 2
+        }
+        let (left, right) = (try await Self.titles(a), try await Self.titles(b))
+        #expect(converged, "a: \(left), b: \(right)\n\(watchers[0].printed)\n\(watchers[1].printed)")
+
+        // The server's port closes; a write waits; the port opens again and the stores converge by themselves.
+        await fixture.server.embedded.stopListening()
+        #expect(try await Tool.runDetached(["put", "--store", b, "notes", "from-a", #"{"title": "edited in b while the server was down"}"#]).status == 0)
+        try await Task.sleep(for: .milliseconds(500))
+        try await fixture.server.embedded.startListening()
+        let healed = try await Self.eventually(.seconds(20)) {
+            try await Self.titles(a)["from-a"] == "edited in b while the server was down"
+        }
+        #expect(healed, "\(watchers[0].printed)\n\(watchers[1].printed)")
+
+        for watcher in watchers {
+            #expect(await watcher.interrupt() == 0)
+            #expect(watcher.printed.contains("synced: pushed"))
+            #expect(watcher.printed.contains("stopped"))
+        }
+        let status = try await Tool.runDetached(["status", "--store", a])
+        #expect(status.status == 0, "\(status.stdout)\(status.stderr)")
+        #expect(status.stdout.hasPrefix("up-to-date"), "\(status.stdout)")
+        let json = try await Tool.runDetached(["status", "--store", a, "--json"])
+        let report = try JSONValue(parsing: json.stdout)
+        #expect(report["verdict"] == "up-to-date")
+        #expect(!json.stdout.contains("edited in b"), "the report holds no record data")
+        #expect(!json.stdout.contains(TestServer.password))
+    }
+}
