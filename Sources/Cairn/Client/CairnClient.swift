@@ -42,6 +42,7 @@ public final class CairnClient: Sendable {
         self.fileCache = FileCache(store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter)
         self.fileUploader = FileUploader(
             store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter, cache: fileCache)
+        engine.owner.set(self)
     }
 
     /// File attachments: uploads, downloads into the local cache, and the server's files.

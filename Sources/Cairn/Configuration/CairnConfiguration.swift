@@ -93,6 +93,10 @@ public struct CairnConfiguration: Sendable {
     public var localIndexes: [String: [[String]]] = [:]
     /// String fields to index for full-text search, by collection (see ``CairnClient/enableFullTextSearch(in:fields:)``).
     public var fullTextSearch: [String: [String]] = [:]
+    /// Collections whose queued changes go to the app's own ``CollectionSyncTask`` instead of the Cairn server.
+    public var syncTasks: [String: any CollectionSyncTask] = [:]
+    /// Work that runs on every full sync cycle, after the pull (``AutomaticSyncTask``).
+    public var automaticTasks: [any AutomaticSyncTask] = []
     /// When ``CairnClient/run()`` syncs by itself: the push delay after writes, the periodic full sync, live notices.
     public var scheduling = SchedulingPolicy()
     /// How failed network calls are retried (also the scheduler's backoff between failed syncs).

@@ -23,6 +23,7 @@ enum LocalMigrations {
             try LocalIndexTable.createV4(db)
             try JSONCacheTable.createV4(db)
             try DownloadQueryTable.createV4(db)
+            try FailedTable.addDetailsV4(db)
         }
         return migrator
     }

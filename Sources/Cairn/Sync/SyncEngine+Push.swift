@@ -15,7 +15,7 @@ extension SyncEngine {
                 let newest = (inFlight.flatMap { $0.batch.map(\.sequence) } + answered.map(\.sequence)).max() ?? 0
                 let batch = try store.takeBatch(limit: batchSize, after: newest)
                 guard !batch.isEmpty else { return }
-                inFlight.append((batch, Task { [api] in try await api.batch(batch) }))
+                inFlight.append((batch, Task { try await self.upload(batch) }))
             }
         }
         while true {

@@ -18,6 +18,8 @@ actor SyncEngine {
     let configuration: CairnConfiguration
     let status: StatusCenter
     private var running: (id: UUID, scope: SyncScope, task: Task<SyncSummary, any Error>)?
+    /// The client that owns this engine, for automatic sync tasks (weak: the client owns the engine).
+    let owner = WeakClient()
 
     init(store: LocalStore, api: RemoteAPI, configuration: CairnConfiguration, status: StatusCenter) {
         self.store = store
@@ -71,6 +73,9 @@ actor SyncEngine {
                 await status.update { $0.phase = .pulling }
                 try await pull(scope.collections, into: &summary)
                 await status.update { $0.lastDownload = configuration.wallClock.now() }
+            }
+            if scope.pull, scope.collections == nil, let client = owner.client {
+                for task in configuration.automaticTasks { try await task.run(client) }
             }
             try? store.endHistory(historyID ?? 0, summary: summary, error: nil)
             store.checkpoint()

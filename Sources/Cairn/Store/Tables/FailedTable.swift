@@ -26,13 +26,19 @@ struct FailedTable: StoreTable {
             """)
     }
 
+    /// Migration v4: the server's error details are kept too.
+    static func addDetailsV4(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE cairn_failed ADD COLUMN error_details TEXT")
+    }
+
     /// Keeps a rejected upload with the server's reason.
     func add(_ db: Database, _ operation: PendingOperation, error: ErrorBody, at date: Date) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO cairn_failed (op_id, collection, record_id, op, base_version, data, error_code, error_message, failed_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO cairn_failed (op_id, collection, record_id, op, base_version, data, error_code, error_message, error_details, failed_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [operation.opId, operation.collection, operation.recordID, operation.kind.rawValue, operation.baseVersion,
-                                     operation.dataText, error.code.rawValue, error.message, date.timeIntervalSince1970])
+                                     operation.dataText, error.code.rawValue, error.message, error.details.map { JSONValue.object($0).jsonText() },
+                                     date.timeIntervalSince1970])
     }
 
     /// The failed upload with this id.
@@ -80,7 +86,7 @@ extension FailedOperation {
         self.init(
             id: row["id"], opId: row["op_id"], collection: row["collection"], recordID: row["record_id"],
             kind: OperationKind(rawValue: opText) ?? .update, baseVersion: row["base_version"], data: decodeObject(row["data"]),
-            error: ErrorBody(code: ErrorCode(rawValue: row["error_code"]), message: row["error_message"]),
+            error: ErrorBody(code: ErrorCode(rawValue: row["error_code"]), message: row["error_message"], details: decodeObject(row["error_details"])),
             failedAt: Date(timeIntervalSince1970: row["failed_at"]))
     }
 }
