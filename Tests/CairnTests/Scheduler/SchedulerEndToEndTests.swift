@@ -70,6 +70,37 @@ struct SchedulerEndToEndTests {
         #expect(alice.hasPendingUpload)
     }
 
+    @Test("idle: a minute of clock time with nothing to do makes no request beyond the live connection")
+    func idle() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let clock = ManualClock()
+        let network = SwitchableTransport()
+        let alice = try await fixture.client("alice", network: network) {
+            $0.clock = clock
+            $0.scheduling = SchedulingPolicy(pushDelay: .seconds(1), interval: .seconds(900))
+        }
+        let run = Task { await alice.run() }
+        defer { run.cancel() }
+        #expect(await waitForLive(alice))
+        let before = network.requestCount
+        for _ in 0..<60 {
+            clock.advance(by: .seconds(1))
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(network.requestCount == before, "\(network.requestCount - before) requests while idle")
+        #expect(await alice.status().scheduler.phase == .idle)
+        // A write is pushed after the delay of clock time, not before.
+        try alice.create("notes", id: "n-1", data: ["title": "now"])
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(alice.hasPendingUpload)
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        let start = ContinuousClock.now
+        while alice.hasPendingUpload, ContinuousClock.now - start < .seconds(5) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!alice.hasPendingUpload)
+    }
+
     func waitForLive(_ client: CairnClient) async -> Bool {
         let start = ContinuousClock.now
         while ContinuousClock.now - start < .seconds(5) {
