@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure Cairn (build with -c release for real figures).",
-        subcommands: [SyncBenchCommand.self, QueryBenchCommand.self],
+        subcommands: [SyncBenchCommand.self, QueryBenchCommand.self, LiveBenchCommand.self],
         defaultSubcommand: SyncBenchCommand.self)
 }
 
@@ -84,6 +84,38 @@ struct QueryBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let result = try await QueryBenchmark(records: records, searchRecords: searchRecords, cacheEntries: cacheEntries) { print($0) }.run()
+        if json { print(JSONValue.object(result).jsonText()) }
+    }
+}
+
+/// `cairn bench live`: how long a write takes to reach another client through the schedulers.
+struct LiveBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "live",
+        abstract: "Measure the time from a write on one client to its arrival on another, both running their scheduler.",
+        discussion: """
+            Starts `cairn serve` on loopback and two clients running `run()` (push after the delay, pull on the
+            server's live notice), writes one record at a time on one and waits for it on the other. Prints the
+            median and p99. With --json the last line is one JSON object with the figures.
+
+            Example: swift run -c release cairn bench live --writes 200 --push-delay-ms 1000
+            """)
+
+    @Option(name: .long, help: "How many writes to time.")
+    var writes: Int = 200
+
+    @Option(name: .long, help: "The scheduler's push delay after a write, in milliseconds (the SDK's default is 1000).")
+    var pushDelayMs: Int = 1000
+
+    @Flag(name: .long, help: "End with one line of JSON holding the figures.")
+    var json = false
+
+    func validate() throws {
+        guard writes > 0, pushDelayMs >= 0 else { throw ValidationError("--writes must be positive and --push-delay-ms not negative") }
+    }
+
+    func run() async throws {
+        let result = try await LiveLatencyBenchmark(writes: writes, pushDelay: .milliseconds(pushDelayMs)) { print($0) }.run()
         if json { print(JSONValue.object(result).jsonText()) }
     }
 }

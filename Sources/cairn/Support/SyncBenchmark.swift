@@ -35,18 +35,23 @@ struct SyncBenchmark {
         ]
     }
 
+    /// Sets up the bench project with `users` (writers) in `directory` and starts `cairn serve` on it.
+    static func startServer(in directory: URL, users: [String], password: String) async throws -> ServerProcess {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let admin = ServerAdmin(storage: try SQLiteStorage(path: ServerConfiguration(dataDirectory: directory).databasePath))
+        try await admin.addProject(project)
+        try await admin.setSchema(project: project, schema)
+        for user in users {
+            try await admin.addUser(user, password: password)
+            try await admin.grant(user: user, project: project, role: .writer)
+        }
+        return try ServerProcess(dataDirectory: directory)
+    }
+
     func run() async throws -> [String: JSONValue] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let admin = ServerAdmin(storage: try SQLiteStorage(path: ServerConfiguration(dataDirectory: directory).databasePath))
-            try await admin.addProject(Self.project)
-            try await admin.setSchema(project: Self.project, Self.schema)
-            try await admin.addUser("bench", password: password)
-            try await admin.grant(user: "bench", project: Self.project, role: .writer)
-        }
-        let server = try ServerProcess(dataDirectory: directory)
+        let server = try await Self.startServer(in: directory, users: ["bench"], password: password)
         defer { server.stop() }
         log("server pid \(server.process.processIdentifier) at \(server.baseURL)")
 
