@@ -1,0 +1,48 @@
+import Cairn
+import CairnProtocol
+import CairnTesting
+import Foundation
+import Testing
+
+@Suite("Background sync steps")
+struct BackgroundStepTests {
+    @Test("a bounded step stops promptly when its time runs out or it is cancelled, keeps what it did, and the next one finishes")
+    func boundedStep() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        for start in stride(from: 0, to: 6000, by: 1000) {
+            _ = try await fixture.push("alice", (start..<start + 1000).map { index in
+                SyncOperation(opId: newOpID(), collection: "logs", id: "l-\(index)", op: .create, data: ["message": .string("entry \(index)")])
+            })
+        }
+        let bob = try await fixture.client("bob") { $0.pageSize = 50 }
+        try bob.create("notes", id: "from-bob", data: ["title": "queued"])
+
+        let began = ContinuousClock.now
+        let first = await bob.backgroundSync(timeLimit: .milliseconds(150))
+        let took = ContinuousClock.now - began
+        #expect(first == .expired)
+        #expect(took < .milliseconds(150) + .seconds(1), "the step ended \(took) after it began")
+        let partly = try bob.count(Query("logs"))
+        #expect(partly < 6000)
+        #expect(!bob.hasPendingUpload, "the push came first and was kept")
+
+        // Cancelled from outside (an expiration handler): it ends within a second.
+        let step = Task { await bob.backgroundSync(timeLimit: .seconds(60)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelled = ContinuousClock.now
+        step.cancel()
+        let outcome = await step.value
+        #expect(ContinuousClock.now - cancelled < .seconds(1))
+        #expect(outcome == .expired || outcome == .completed)
+
+        #expect(await bob.backgroundSync(timeLimit: .seconds(60)) == .completed)
+        #expect(try bob.count(Query("logs")) == 6000)
+        #expect(try await bob.verify("logs").matches)
+
+        await fixture.server.embedded.stopListening()
+        try bob.create("notes", id: "offline", data: ["title": "waits"])
+        #expect(await bob.backgroundSync(timeLimit: .seconds(10)) == .failed)
+        #expect(bob.hasPendingUpload)
+    }
+}
