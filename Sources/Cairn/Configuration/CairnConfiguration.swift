@@ -127,6 +127,10 @@ public struct CairnConfiguration: Sendable {
     /// How often a file upload that fails for other than network reasons (a server error) is tried before it moves to the
     /// failed list (default 20). Network failures never fail an upload: it waits for the network, with backoff.
     public var maximumFileAttempts: Int = 20
+    /// When true, file uploads wait while the network is metered (cellular, a personal hotspot), as the app reports
+    /// with ``CairnClient/networkDidChange(metered:)`` (on Apple platforms, from `NWPath.isExpensive`). Record sync
+    /// is not affected. Default false.
+    public var filesOnlyOnUnmeteredNetworks = false
     /// Collections whose file fields are downloaded into the cache after each pull (within ``fileCacheBytes``).
     public var prefetchFiles: Set<String> = []
 

@@ -25,6 +25,7 @@ public struct Diagnostics: Sendable, Codable, Hashable {
 
     /// One collection's download state.
     public struct Collection: Sendable, Codable, Hashable {
+        /// The collection.
         public var name: String
         /// The opaque cursor the next pull continues from (`nil`: a fresh snapshot comes next).
         public var cursor: String?
@@ -42,25 +43,37 @@ public struct Diagnostics: Sendable, Codable, Hashable {
 
     /// A refused upload: what it was, not its data.
     public struct FailedUpload: Sendable, Codable, Hashable {
+        /// The record's collection.
         public var collection: String
+        /// The record's id.
         public var id: String
+        /// `create`, `update`, `patch` or `delete`.
         public var operation: String
+        /// The server's error, with its details.
         public var error: ErrorBody
+        /// When it was refused.
         public var failedAt: Date
     }
 
     /// A file upload that stopped.
     public struct FailedFile: Sendable, Codable, Hashable {
+        /// The upload's local id.
         public var localID: String
+        /// The file's name.
         public var name: String
+        /// Its size in bytes.
         public var size: Int64
+        /// Why it stopped.
         public var error: ErrorBody?
     }
 
     /// A sync that failed, from the history.
     public struct RecentError: Sendable, Codable, Hashable {
+        /// When it ended.
         public var at: Date
+        /// `sync`, `push` or `pull`.
         public var kind: String
+        /// The error's code and message.
         public var message: String
     }
 
@@ -70,9 +83,11 @@ public struct Diagnostics: Sendable, Codable, Hashable {
     public var verdict: Verdict
     /// Why, in one sentence.
     public var explanation: String
-    /// The server, project and user the store belongs to.
+    /// The server the store syncs with.
     public var server: String
+    /// The project.
     public var project: String
+    /// The user whose data the store holds.
     public var user: String
     /// The schema's version, as the server named it (empty if none).
     public var schemaVersion: String

@@ -16,6 +16,8 @@ actor FileUploader {
     private var running: [String: Task<Void, Never>] = [:]
     private var wake: Task<Void, Never>?
     private var stopped = false
+    /// True while the network is metered (the app says so, from its platform's path monitor).
+    private var metered = false
 
     init(store: LocalStore, api: RemoteAPI, folder: FileFolder, configuration: CairnConfiguration, status: StatusCenter, cache: FileCache) {
         self.store = store
@@ -28,7 +30,7 @@ actor FileUploader {
 
     /// Starts the jobs whose turn has come, up to the concurrency limit.
     func kick() {
-        guard !stopped else { return }
+        guard !stopped, !(metered && configuration.filesOnlyOnUnmeteredNetworks) else { return }
         let limit = max(1, configuration.fileUploadConcurrency)
         guard running.count < limit, let ready = try? store.readyFileUploads(now: configuration.wallClock.now()) else { return }
         for job in ready where running[job.localID] == nil && running.count < limit {
@@ -36,6 +38,13 @@ actor FileUploader {
                 await self?.run(job)
             }
         }
+    }
+
+    /// Notes whether the network is metered; with ``CairnConfiguration/filesOnlyOnUnmeteredNetworks`` uploads pause
+    /// on a metered one and start again when it is not.
+    func setMetered(_ value: Bool) {
+        metered = value
+        if !value { kick() }
     }
 
     /// Waits until no upload runs and none is ready, waiting through short backoffs of jobs that failed fewer times

@@ -71,6 +71,14 @@ extension CairnClient {
         _ = schedulerInput.withLock { $0?.yield(.connectivityRestored) }
     }
 
+    /// Tells the client whether the network is metered: with ``CairnConfiguration/filesOnlyOnUnmeteredNetworks``,
+    /// file uploads wait while it is. Also counts as the network coming back.
+    public func networkDidChange(metered: Bool) {
+        let uploader = fileUploader
+        Task { await uploader.setMetered(metered) }
+        networkDidBecomeAvailable()
+    }
+
     /// Tells a running scheduler that another process (such as `cairn put`) wrote to the store file: its changes are
     /// pushed as if this client had made them.
     public func storeDidChangeExternally() { noteLocalWrite() }

@@ -9,6 +9,25 @@ import Testing
 struct FileSyncTests {
     static let photo = FileAttachment(collection: "notes", id: "n1", field: "photo")
 
+    @Test("with filesOnlyOnUnmeteredNetworks, uploads wait while the network is metered; records still sync")
+    func meteredNetwork() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let alice = try await fixture.client("alice") { $0.filesOnlyOnUnmeteredNetworks = true }
+        alice.networkDidChange(metered: true)
+        try await Task.sleep(for: .milliseconds(20))
+        try alice.create("notes", id: "n1", data: ["title": "Site visit"])
+        let localID = try alice.files.upload(from: try TestFiles.make(10_000), attachTo: Self.photo)
+        try await alice.sync()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try alice.files.upload(localID)?.state == .queued)
+        #expect(try await fixture.pullAll("rita", "notes").changes.map { $0.id } == ["n1"])
+        alice.networkDidChange(metered: false)
+        try await Task.sleep(for: .milliseconds(20))
+        await alice.files.waitForUploads()
+        #expect(try alice.files.upload(localID)?.state == .completed)
+    }
+
     @Test("an attached photo shows its local id offline, uploads after its record is pushed, and reaches another device")
     func attachOfflineThenSync() async throws {
         let fixture = try await Fixture.start()
