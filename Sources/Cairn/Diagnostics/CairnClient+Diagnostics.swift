@@ -19,7 +19,8 @@ extension CairnClient {
             Diagnostics.FailedUpload(collection: $0.collection, id: $0.recordID, operation: $0.kind.rawValue, error: $0.error, failedAt: $0.failedAt)
         }
         let failedFiles = try files.failedUploads().map { Diagnostics.FailedFile(localID: $0.id, name: $0.name, size: $0.size, error: $0.error) }
-        let history = try store.history(limit: 20)
+        // A run cancelled on purpose (Ctrl-C, a background step's expiry) is not a failure of the store.
+        let history = try store.history(limit: 20).filter { !($0.error?.hasPrefix("\(ErrorCode.cancelled.rawValue):") ?? false) }
         let (verdict, explanation) = Diagnostics.judge(
             failedUploads: failedUploads, failedFiles: failedFiles, lastRun: history.first { $0.endedAt != nil }, scheduler: status.scheduler,
             queueDepth: facts.queueDepth, pendingFiles: status.pendingFiles, needsPull: facts.collections.filter(\.needsPull).map(\.name))
