@@ -51,6 +51,7 @@ print(json.load(urllib.request.urlopen(request, timeout=10))["accessToken"])
 python3 "$here/outside_client.py" "$base" "$token"
 python3 "$here/outside_files.py" "$base" "$token" "$cairn" "$CAIRN_PASSWORD"
 python3 "$here/outside_where.py" "$base" "$token"
+python3 "$here/outside_watch.py" "$cairn"
 
 # Logout is left out (it would revoke the token the run uses; its tests are in the Swift suite), and so is the
 # live-notices stream, which stays open by design. One check is off: use_after_free expects a deleted resource to
