@@ -252,6 +252,18 @@ def main(folder):
     first_sync = time.monotonic() - put_at
     print(f"outside watch: a put into each store reached both stores through the watchers in {first_sync:.1f}s")
 
+    # Idle: with nothing to do, a watcher holds its live connection and syncs no more (its output is live, line by
+    # line, into this pipe).
+    time.sleep(2)
+    before = [sum("synced:" in line for line in watcher.lines) for watcher in watchers]
+    time.sleep(4)
+    after = [sum("synced:" in line for line in watcher.lines) for watcher in watchers]
+    if after != before:
+        diagnose(f"idle watchers kept syncing: 'synced:' lines went from {before} to {after} in 4s with nothing to do")
+    if not all(watcher.lines for watcher in watchers):
+        diagnose("a watcher printed nothing while running: its output is not line-buffered into a pipe")
+    print("outside watch: idle for 4s, neither watcher synced (only the live connection is held)")
+
     # A server restart, with a change made offline while it is down.
     server_status = server.stop()
     changed = f"changed by alice while the server was down, {tag}"
@@ -282,8 +294,8 @@ def main(folder):
     syncs = [sum("synced:" in line for line in watcher.lines) for watcher in watchers]
     quiet = [os.path.basename(watcher.store) for watcher in watchers if not watcher.printed_live()]
     if quiet:
-        print(f"outside watch: note: {', '.join(quiet)}: no 'synced:' line could be read before SIGINT; all the output "
-              "came at exit (stdout to a pipe is buffered), so `cairn sync --watch | tee log` shows the syncs only then")
+        fail(f"{', '.join(quiet)}: no 'synced:' line could be read before SIGINT; all the output came at exit, so "
+             "`cairn sync --watch | tee log` would show the syncs only then")
     for store in stores.values():
         check_status(store, list(wanted.values()) + [f"written by alice in {tag}"])
     print(f"outside watch: both watchers exited 0 on SIGINT with their syncs ({syncs[0]} and {syncs[1]} 'synced:' "

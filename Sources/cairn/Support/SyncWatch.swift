@@ -20,7 +20,7 @@ struct SyncWatch {
         }
         defer { for source in signals { source.cancel() } }
 
-        print("watching \(store): syncing after local writes and server notices; Ctrl-C stops")
+        Self.say("watching \(store): syncing after local writes and server notices; Ctrl-C stops")
         let client = self.client
         let events = await client.events()
         let printer = Task {
@@ -29,10 +29,10 @@ struct SyncWatch {
                 switch event {
                 case .completed(let summary):
                     let status = await client.status()
-                    print("\(time) synced: pushed \(summary.pushed), pulled \(summary.pulled), conflicts \(summary.conflicts), "
+                    Self.say("\(time) synced: pushed \(summary.pushed), pulled \(summary.pulled), conflicts \(summary.conflicts), "
                           + "failed \(summary.failed); pending \(status.pendingUploads)")
                 case .failed(let error):
-                    print("\(time) sync failed: \(error.code.rawValue): \(error.message) (retrying with backoff)")
+                    Self.say("\(time) sync failed: \(error.code.rawValue): \(error.message) (retrying with backoff)")
                 default:
                     break
                 }
@@ -47,7 +47,7 @@ struct SyncWatch {
         await scheduler.value
         printer.cancel()
         let status = await client.status()
-        print("stopped; pending \(status.pendingUploads), failed uploads \(status.failedUploads)")
+        Self.say("stopped; pending \(status.pendingUploads), failed uploads \(status.failedUploads)")
     }
 
     /// Notices commits by other processes to the store file (SQLite's `data_version`, read twice a second from a
@@ -60,14 +60,20 @@ struct SyncWatch {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(500))
             let now = dataVersion(database)
+            // The client's own syncs commit too: only a change that left something to upload is another process's.
             if now != last {
                 last = now
-                client.storeDidChangeExternally()
+                if client.hasPendingUpload { client.storeDidChangeExternally() }
             }
         }
     }
 
     private static func dataVersion(_ database: DatabaseQueue) -> Int? {
         try? database.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+    }
+
+    /// Writes a line at once (`print` buffers its output when it goes into a pipe or a file, until the process ends).
+    private static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }
