@@ -40,7 +40,8 @@ extension CairnClient {
                 entry.error.map { Diagnostics.RecentError(at: entry.endedAt ?? entry.startedAt, kind: entry.kind.rawValue, message: $0) }
             },
             lastSuccess: history.first { $0.endedAt != nil && $0.error == nil }?.endedAt ?? status.lastSyncCompleted,
-            liveConnected: status.scheduler.liveConnected, scheduler: status.scheduler.phase, nextScheduledAction: status.scheduler.nextWake)
+            liveConnected: status.scheduler.liveConnected, scheduler: status.scheduler.phase, nextScheduledAction: status.scheduler.nextWake,
+            nextScheduledActionDescription: status.scheduler.nextAction)
     }
 }
 

@@ -113,6 +113,8 @@ public struct Diagnostics: Sendable, Codable, Hashable {
     public var scheduler: SchedulerStatus.Phase
     /// When the scheduler plans to act next, if time alone will make it.
     public var nextScheduledAction: Date?
+    /// What it plans to do then.
+    public var nextScheduledActionDescription: String?
 
     /// The report as pretty-printed JSON, for a support ticket.
     public func jsonText() throws -> String {

@@ -22,6 +22,9 @@ public struct SchedulerStatus: Sendable, Hashable {
     public var liveConnected = false
     /// When time alone makes the next sync or reconnection due (`nil`: only an event will).
     public var nextWake: Date?
+    /// What it will do at ``nextWake``: "push local changes", "retry the failed sync", "periodic full sync" or
+    /// "reopen the live connection".
+    public var nextAction: String?
     /// Failed syncs in a row.
     public var failures = 0
 
@@ -37,6 +40,7 @@ public struct SchedulerStatus: Sendable, Hashable {
         }
         liveConnected = machine.live == .open
         failures = machine.failures
+        nextAction = machine.nextActionDescription
         nextWake = machine.nextWake.map { wake in
             let seconds = Double((wake - now).components.seconds) + Double((wake - now).components.attoseconds) / 1e18
             return wallClock.addingTimeInterval(max(seconds, 0))

@@ -176,6 +176,17 @@ struct SyncScheduler: Sendable, Equatable {
         return times.min()
     }
 
+    /// What time alone makes it do next (at ``nextWake``), in words; `nil` when only an event will.
+    var nextActionDescription: String? {
+        guard let wake = nextWake else { return nil }
+        if inFlight == nil {
+            if let retryAt, retryAt == wake { return "retry the failed sync" }
+            if let pushDueAt, pushDueAt == wake { return "push local changes" }
+            if let periodicDueAt, periodicDueAt == wake { return "periodic full sync" }
+        }
+        return "reopen the live connection"
+    }
+
     /// What it is doing, in one word.
     var phase: Phase {
         if inFlight != nil { return .syncing }

@@ -31,6 +31,8 @@ struct StatusCommand: AsyncParsableCommand {
         } else {
             print("\(report.verdict.rawValue): \(report.explanation)")
             print("store \(options.store) of \(report.user) at \(report.server), project \(report.project), schema \(report.schemaVersion.isEmpty ? "-" : report.schemaVersion)")
+            print("scheduler: \(report.scheduler.rawValue)" + (report.liveConnected ? ", live connection open" : "")
+                  + (report.nextScheduledActionDescription.map { ", next: \($0)" } ?? ""))
             print("queue: \(report.queueDepth) change(s)" + (report.oldestPendingAgeSeconds.map { String(format: ", oldest %.0f s old", $0) } ?? ""))
             for collection in report.collections {
                 let age = collection.lastPullAgeSeconds.map { String(format: "%.0f s ago", $0) } ?? "never"

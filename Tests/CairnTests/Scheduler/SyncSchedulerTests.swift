@@ -37,6 +37,7 @@ struct SyncSchedulerTests {
         machine.handle(.localWrite, at: .milliseconds(100_400))
         #expect(machine.phase == .waiting)
         #expect(machine.nextWake == .seconds(101))
+        #expect(machine.nextActionDescription == "push local changes")
         #expect(machine.actions(at: .milliseconds(100_900)) == [])
         #expect(machine.actions(at: .seconds(101)) == [.sync(push: true, pull: [])])
         machine.handle(.localWrite, at: .milliseconds(101_100))
@@ -73,6 +74,7 @@ struct SyncSchedulerTests {
             now = wake
         }
         #expect(delays == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30), .seconds(30)])
+        #expect(machine.nextActionDescription == "retry the failed sync")
         #expect(machine.actions(at: now) == [.sync(push: true, pull: [])])
         machine.handle(.syncEnded(succeeded: true), at: now)
         #expect(machine.phase == .idle)
