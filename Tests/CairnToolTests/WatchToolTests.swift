@@ -111,4 +111,36 @@ struct WatchToolTests {
         #expect(!json.stdout.contains("edited in b"), "the report holds no record data")
         #expect(!json.stdout.contains(TestServer.password))
     }
+
+    @Test("cairn query --collection runs the filter language offline: where, sort, limit, count, and clear errors")
+    func queryCollection() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let store = Fixture.temporaryStorePath()
+        let first = try await Tool.runDetached(
+            ["sync", "--store", store, "--server", fixture.server.baseURL.absoluteString, "--project", Fixture.project, "--user", "alice"],
+            environment: ["CAIRN_PASSWORD": TestServer.password])
+        #expect(first.status == 0)
+        for (id, title, count) in [("a", "Fire exit", 3), ("b", "fire alarm", 1), ("c", "Roof", 2)] {
+            #expect(try await Tool.runDetached(["put", "--store", store, "notes", id, #"{"title": "\#(title)", "count": \#(count)}"#]).status == 0)
+        }
+        let found = try await Tool.runDetached([
+            "query", "--store", store, "--collection", "notes", "--where", #"{"field": "title", "op": "like", "value": "FIRE%"}"#, "--sort=-count",
+        ])
+        #expect(found.status == 0, "\(found.stdout)\(found.stderr)")
+        let records = try JSONValue(parsing: found.stdout)["result"]?["records"]?.arrayValue ?? []
+        #expect(records.map { $0["id"] } == ["a", "b"])
+        #expect(records.first?["pending"] == true)
+        let counted = try await Tool.runDetached(["query", "--store", store, "--collection", "notes", "--where", #"{"not": {"field": "count", "op": "gt", "value": 1}}"#, "--count"])
+        #expect(try JSONValue(parsing: counted.stdout)["result"]?["count"] == 1)
+        let limited = try await Tool.runDetached(["query", "--store", store, "--collection", "notes", "--sort", "count", "--limit", "1"])
+        #expect(try JSONValue(parsing: limited.stdout)["result"]?["records"]?.arrayValue?.first?["id"] == "b")
+        let bad = try await Tool.runDetached(["query", "--store", store, "--collection", "notes", "--where", #"{"field": "nope", "op": "eq", "value": 1}"#])
+        #expect(bad.status == 1)
+        #expect(bad.stdout.contains("validation_failed"))
+        let search = try await Tool.runDetached(["query", "--store", store, "--collection", "notes", "--search", "fire"])
+        #expect(search.status == 1)
+        #expect(search.stdout.contains("full-text"))
+        #expect(try await Tool.runDetached(["query", "--store", store]).status != 0)
+    }
 }

@@ -113,19 +113,60 @@ struct DeleteCommand: AsyncParsableCommand {
 struct QueryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
-        abstract: "Run read-only SQL on a local store and print {\"status\":\"ok\",\"result\":{\"database\":{\"records\":[...]}}}.",
+        abstract: "Query a local store, offline: read-only SQL, or a collection with the filter language.",
         discussion: """
-            A collection's table has the collection's name; Cairn's own tables start with cairn_.
-            Example: cairn query --store field.sqlite "SELECT id, title FROM notes WHERE done = 0"
+            With SQL, prints {"status":"ok","result":{"database":{"records":[...]}}}. A collection's table has the
+            collection's name; Cairn's own tables start with cairn_.
+              cairn query --store field.sqlite "SELECT id, title FROM notes WHERE done = 0"
+
+            With --collection, runs the SDK's query: --where takes a filter as JSON (PROTOCOL.md's language, the
+            server's `where`), --search finds words in the collection's full-text fields (best first), --sort
+            FIELD, or --sort=-FIELD for descending (repeatable), --limit and --offset; --count prints only the number.
+              cairn query --store field.sqlite --collection notes --where '{"field":"done","op":"eq","value":false}' --sort=-due
             """)
 
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The SQL.") var sql: String
+    @Argument(help: "The SQL (without --collection).") var sql: String?
+    @Option(name: .long, help: "Query this collection instead of running SQL.") var collection: String?
+    @Option(name: .customLong("where"), help: "A filter as JSON (with --collection).") var filter: String?
+    @Option(name: .long, help: "Words to find in the collection's full-text fields (with --collection).") var search: String?
+    @Option(name: .long, help: "A sort field (--sort=-FIELD for descending); repeat for several.") var sort: [String] = []
+    @Option(name: .long, help: "The most records to print.") var limit: Int?
+    @Option(name: .long, help: "Records to skip first.") var offset: Int?
+    @Flag(name: .long, help: "Print only how many records match.") var count = false
+
+    func validate() throws {
+        guard (sql == nil) != (collection == nil) else { throw ValidationError("give either SQL or --collection") }
+        if collection == nil, filter != nil || search != nil || !sort.isEmpty || limit != nil || offset != nil || count {
+            throw ValidationError("--where, --search, --sort, --limit, --offset and --count go with --collection")
+        }
+    }
 
     func run() async throws {
         let client = try await options.open(connect: false)
-        let output = client.queryJSON(sql)
-        print(output)
-        if output.hasPrefix(#"{"status":"error""#) { throw ExitCode.failure }
+        if let sql {
+            let output = client.queryJSON(sql)
+            print(output)
+            if output.hasPrefix(#"{"status":"error""#) { throw ExitCode.failure }
+            return
+        }
+        do {
+            var query = Query(collection!, limit: limit, offset: offset)
+            if let filter { query = query.filter(try CairnJSON.decode(Filter.self, from: Array(filter.utf8))) }
+            if let search { query = query.matching(search) }
+            for key in sort { query = key.hasPrefix("-") ? query.sorted(by: String(key.dropFirst()), ascending: false) : query.sorted(by: key) }
+            if count {
+                print(JSONValue.object(["status": "ok", "result": ["count": .integer(Int64(try client.count(query)))]]).jsonText())
+                return
+            }
+            let records = try client.records(query).map { record -> JSONValue in
+                ["id": .string(record.id), "version": .integer(record.version), "pending": .bool(record.hasPendingChanges), "data": .object(record.data)]
+            }
+            print(JSONValue.object(["status": "ok", "result": ["records": .array(records)]]).jsonText())
+        } catch {
+            let failure = (error as? CairnError) ?? CairnError(.validationFailed, "--where is not a filter: \(error)")
+            print(JSONValue.object(["status": "error", "error": ["code": .string(failure.code.rawValue), "message": .string(failure.message)]]).jsonText())
+            throw ExitCode.failure
+        }
     }
 }
