@@ -1,5 +1,4 @@
 import CairnProtocol
-import CairnSQL
 import Foundation
 import GRDB
 import Synchronization
@@ -114,47 +113,31 @@ public final class JSONCache: Sendable {
     /// The entries a filter selects, sorted by declared fields (then by id). Filters and sorting may name only the
     /// declared fields and `id`: another is a `validation_failed` error naming it.
     public func entries(where filter: Filter? = nil, sortedBy sort: [Query.SortKey] = [], limit: Int? = nil, offset: Int? = nil) throws -> [[String: JSONValue]] {
-        let (sql, arguments) = try compile(filter, sort: sort, limit: limit, offset: offset, columns: "cairn_json")
-        return try writer.read { db in try String.fetchAll(db, sql: sql, arguments: arguments).compactMap(decodeObject) }
+        let compiled = try compile(filter, sort: sort, limit: limit, offset: offset)
+        return try writer.read { db in
+            try String.fetchAll(db, sql: "SELECT t.cairn_json" + compiled.fromWhere + compiled.orderLimit, arguments: compiled.arguments).compactMap(decodeObject)
+        }
     }
 
     /// How many entries a filter selects.
     public func count(where filter: Filter? = nil) throws -> Int {
-        let (sql, arguments) = try compile(filter, sort: [], limit: nil, offset: nil, columns: "COUNT(*)")
-        return try writer.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+        let compiled = try compile(filter, sort: [], limit: nil, offset: nil)
+        return try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*)" + compiled.fromWhere, arguments: compiled.arguments) ?? 0 }
     }
 
-    private func compile(_ filter: Filter?, sort: [Query.SortKey], limit: Int?, offset: Int?, columns: String) throws -> (String, StatementArguments) {
+    /// The query compiled by ``LocalQuerySQL``, as over a collection whose fields are the declared ones; its
+    /// errors name the cache and its declared fields.
+    private func compile(_ filter: Filter?, sort: [Query.SortKey], limit: Int?, offset: Int?) throws -> LocalQuerySQL {
         let entry = self.entry
-        let schema = CollectionSchema(name: name, fields: entry.fields.map { FieldSchema(name: $0.name, type: $0.type) })
-        var sql = "SELECT \(columns) FROM \(CollectionTable.quote(entry.tableName))"
-        var arguments: [DatabaseValue] = []
-        if let filter {
-            let compiled: CompiledFilter
-            do {
-                compiled = try FilterSQL.compile(filter, collection: schema, dialect: .sqlite) { field in
-                    let column = CollectionTable.quote(field.name)
-                    return FieldAccess(scalar: column, jsonDocument: "json_quote(\(column))", jsonPath: "$")
-                }
-            } catch {
-                throw CairnError(error.code, error.message.replacingOccurrences(of: "only schema fields", with: "only declared fields"), details: error.details)
-            }
-            sql += " WHERE \(compiled.sql)"
-            arguments = compiled.arguments.map(\.databaseValue)
+        let table = CollectionTable(schema: CollectionSchema(name: entry.tableName, fields: entry.fields.map { FieldSchema(name: $0.name, type: $0.type) }))
+        do {
+            return try LocalQuerySQL(Query(entry.tableName, filter: filter, sort: sort, limit: limit, offset: offset), table: table, fullTextFields: nil)
+        } catch let error as CairnError {
+            let message = error.message.replacingOccurrences(of: entry.tableName, with: name)
+                .replacingOccurrences(of: "only schema fields", with: "only declared fields")
+                .replacingOccurrences(of: "not a field of", with: "not a declared field of")
+            throw CairnError(error.code, message, details: error.details)
         }
-        if columns != "COUNT(*)" {
-            var order: [String] = []
-            for key in sort {
-                guard key.field == "id" || schema.field(named: key.field) != nil else {
-                    throw CairnError(.validationFailed, "cannot sort by \"\(key.field)\": not a declared field of \(name)")
-                }
-                order.append("\(CollectionTable.quote(key.field)) \(key.ascending ? "ASC" : "DESC")")
-            }
-            sql += " ORDER BY " + (order + ["id ASC"]).joined(separator: ", ")
-            guard (limit ?? 0) >= 0, (offset ?? 0) >= 0 else { throw CairnError.invalid("limit and offset cannot be negative") }
-            if limit != nil || offset != nil { sql += " LIMIT \(limit ?? -1) OFFSET \(offset ?? 0)" }
-        }
-        return (sql, StatementArguments(arguments))
     }
 
     private static func check(_ fields: [CacheField]) throws {

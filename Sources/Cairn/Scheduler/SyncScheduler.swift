@@ -31,7 +31,7 @@ public struct SchedulingPolicy: Sendable, Equatable {
 /// scheduler.handle(.started, at: .zero)
 /// scheduler.actions(at: .zero)   // [.sync(push: true, pull: nil), .openLiveConnection]
 /// ```
-struct SyncScheduler: Sendable, Equatable {
+struct SyncScheduler: Sendable {
     /// Something that happened.
     enum Event: Sendable, Equatable {
         /// ``CairnClient/run()`` started: everything is due once.
@@ -87,13 +87,6 @@ struct SyncScheduler: Sendable, Equatable {
     init(policy: SchedulingPolicy, retry: RetryPolicy) {
         self.policy = policy
         self.retry = retry
-    }
-
-    static func == (left: SyncScheduler, right: SyncScheduler) -> Bool {
-        left.pushDueAt == right.pushDueAt && left.pullAll == right.pullAll && left.pullCollections == right.pullCollections
-            && left.periodicDueAt == right.periodicDueAt && left.inFlight == right.inFlight && left.failures == right.failures
-            && left.retryAt == right.retryAt && left.live == right.live && left.liveFailures == right.liveFailures
-            && left.liveRetryAt == right.liveRetryAt
     }
 
     /// Takes in an event that happened at `now`.
