@@ -31,15 +31,20 @@ let package = Package(
         .target(name: "CairnProtocol", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The filter language compiled to SQL, shared by the SDK's store and the server's storage (package access only).
         .target(name: "CairnSQL", dependencies: ["CairnProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The page cipher's VFS under SQLite (C); its cryptography is in Cairn (Swift, swift-crypto).
+        .target(name: "CCairnStoreCipher", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "Cairn",
             dependencies: [
                 "CairnProtocol",
                 "CairnSQL",
+                "CCairnStoreCipher",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 // SHA-256 of files, streamed (uploads declare it, downloads are checked against it).
                 .product(name: "Crypto", package: "swift-crypto"),
+                // PBKDF2 for store passphrases.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 // Apple platforms use URLSession; AsyncHTTPClient and NIO are linked only where the SDK uses them.
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: nonApple)),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: nonApple)),

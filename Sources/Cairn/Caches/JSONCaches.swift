@@ -16,10 +16,11 @@ public final class JSONCaches: Sendable {
     public let scope: String
     let writer: any DatabaseWriter
 
-    /// Opens (or creates) the store at `location`; its caches belong to `scope` (default `local`).
-    public init(location: StoreLocation, scope: String = "local") throws {
+    /// Opens (or creates) the store at `location`, encrypted under `key` when one is given; its caches belong to
+    /// `scope` (default `local`).
+    public init(location: StoreLocation, scope: String = "local", key: StoreKey? = nil) throws {
         do {
-            writer = try LocalStore.open(location).writer
+            writer = try LocalStore.open(location, configuration: StoreConfiguration(key: key)).writer
         } catch {
             throw CairnError.store(error)
         }

@@ -11,7 +11,8 @@ extension CairnClient {
         guard Names.isValidProjectName(configuration.project) else { throw CairnError.invalid("project \"\(configuration.project)\" is not a valid name") }
         let store: LocalStore
         do {
-            store = try LocalStore.open(configuration.store, configuration: StoreConfiguration(wallClock: configuration.wallClock))
+            store = try LocalStore.open(
+                configuration.store, configuration: StoreConfiguration(wallClock: configuration.wallClock, key: configuration.storeKey))
         } catch {
             throw CairnError.store(error)
         }
@@ -74,10 +75,10 @@ extension CairnClient {
     /// ```swift
     /// if let identity = try CairnClient.storedIdentity(at: path) { print(identity.user) }
     /// ```
-    public static func storedIdentity(at path: String) throws -> (server: URL, project: String, user: String)? {
+    public static func storedIdentity(at path: String, key: StoreKey? = nil) throws -> (server: URL, project: String, user: String)? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let store: LocalStore
-        do { store = try LocalStore.open(.file(path)) } catch { throw CairnError.store(error) }
+        do { store = try LocalStore.open(.file(path), configuration: StoreConfiguration(key: key)) } catch { throw CairnError.store(error) }
         guard let server = try store.meta(.server).flatMap(URL.init(string:)), let project = try store.meta(.project),
             let user = try store.meta(.user)
         else { return nil }

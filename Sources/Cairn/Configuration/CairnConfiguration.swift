@@ -63,6 +63,9 @@ public struct CairnConfiguration: Sendable {
     public var credentials: Credentials
     /// Where the local store lives.
     public var store: StoreLocation
+    /// The key of an encrypted store file (nil: the store is not encrypted). A store created with a key always needs
+    /// it: opening it without one fails with `key_required`, with another with `wrong_key`. See <doc:Encryption>.
+    public var storeKey: StoreKey?
     /// What to do when the store belongs to another user.
     public var userChange: UserChangePolicy = .refuse
     /// Operations per uploaded batch (1...1000).

@@ -28,7 +28,7 @@ extension CairnConfiguration: CustomStringConvertible, CustomDebugStringConverti
     /// The server, project, device, user and store, with the credentials redacted.
     public var description: String {
         "CairnConfiguration(serverURL: \(serverURL.absoluteString), project: \(project), device: \(device), "
-            + "credentials: \(credentials), store: \(store), batchSize: \(batchSize), pageSize: \(pageSize))"
+            + "credentials: \(credentials), store: \(store), storeKey: \(storeKey.map { "\($0)" } ?? "nil"), batchSize: \(batchSize), pageSize: \(pageSize))"
     }
 
     /// The same as ``description``.
@@ -40,7 +40,7 @@ extension CairnConfiguration: CustomStringConvertible, CustomDebugStringConverti
             self,
             children: [
                 "serverURL": serverURL, "project": project, "device": device, "app": app as Any, "credentials": credentials,
-                "store": store, "batchSize": batchSize, "pageSize": pageSize, "requestTimeout": requestTimeout,
+                "store": store, "storeKey": storeKey as Any, "batchSize": batchSize, "pageSize": pageSize, "requestTimeout": requestTimeout,
                 "connectTimeout": connectTimeout,
             ], displayStyle: .struct)
     }

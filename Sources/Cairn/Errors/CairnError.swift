@@ -85,6 +85,16 @@ extension ErrorCode {
     public static let invalidArgument: ErrorCode = "invalid_argument"
     /// The app's conflict resolver threw; the conflict stays unresolved and its change queued.
     public static let resolverFailed: ErrorCode = "resolver_failed"
+    /// The store is encrypted with another key (or passphrase); nothing was read or changed.
+    public static let wrongKey: ErrorCode = "wrong_key"
+    /// The store is encrypted and was opened without a key.
+    public static let keyRequired: ErrorCode = "key_required"
+    /// A key was given for a store that is not encrypted; encrypt it first (``StoreEncryption/encrypt(storeAt:with:)``).
+    public static let storeNotEncrypted: ErrorCode = "store_not_encrypted"
+    /// The store is open (in this app or another process) and cannot be rewritten now.
+    public static let storeInUse: ErrorCode = "store_in_use"
+    /// Part of the store failed its integrity check (a changed byte in an encrypted page, or a damaged header).
+    public static let storeCorrupted: ErrorCode = "store_corrupted"
 }
 
 extension CairnError {
@@ -115,6 +125,11 @@ extension CairnError {
             self.init(error.code, error.message, details: error.details, cause: error)
         case is CancellationError:
             self.init(.cancelled, "The operation was cancelled", cause: error)
+        case let error as DatabaseError where error.extendedResultCode.rawValue == 10 | (32 << 8):
+            // SQLITE_IOERR_DATA: the store cipher found a block that does not authenticate.
+            self.init(
+                .storeCorrupted, "The local store failed its integrity check: an encrypted page was changed or damaged",
+                details: ["sqliteCode": .integer(Int64(error.extendedResultCode.rawValue))], cause: error)
         case let error as DatabaseError:
             // GRDB's own description may quote SQL arguments; the result code and SQLite's message do not hold data.
             self.init(

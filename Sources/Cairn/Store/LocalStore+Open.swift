@@ -17,8 +17,17 @@ extension LocalStore {
         case .file(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            // An encrypted store is registered with the store cipher before SQLite opens it; the key is checked first.
+            let sqlitePath = try StoreCipher.sqlitePath(path)
+            let cipher = try StoreKeying.register(path: sqlitePath, key: configuration.key)
+            try StoreKeying.removeLeftovers(of: sqlitePath)
+            // The lease lives as long as the database's connections (GRDB keeps this closure with them), so the file
+            // counts as open until the last connection is gone.
+            let lease = OpenStoreFiles.Lease(path: sqlitePath, cipher: cipher)
             database.prepareDatabase { db in
                 SQLiteFunctions.register(db)
+                // Sorts and temporary tables stay in memory, where the store cipher has nothing to protect.
+                if lease.cipher != nil { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
                 try db.execute(sql: "PRAGMA cache_size = -8192")
                 // Checkpoint the WAL every 16 MB rather than every 4 MB: sync bookkeeping rewrites the same pages
                 // often, and a sync ends with a checkpoint of its own (see `checkpoint()`).
@@ -28,11 +37,11 @@ extension LocalStore {
                 // acknowledged upload frees. FAST still zeroes deleted content on pages that stay in use.
                 try db.execute(sql: "PRAGMA secure_delete = FAST")
             }
-            let pool = try DatabasePool(path: path, configuration: database)
+            let pool = try DatabasePool(path: sqlitePath, configuration: database)
             // FULL: a write that returned survives a power cut too. Set on the writer once it is open: GRDB sets
             // NORMAL when it turns WAL on, after `prepareDatabase` ran.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            return try LocalStore(writer: pool, configuration: configuration)
+            return try LocalStore(writer: pool, configuration: configuration, lease: lease)
         case .inMemory:
             database.prepareDatabase { db in SQLiteFunctions.register(db) }
             return try LocalStore(writer: DatabaseQueue(configuration: database), configuration: configuration)

@@ -22,6 +22,8 @@ final class LocalStore: Sendable {
     let writer: any DatabaseWriter
     /// The clock and limits.
     let configuration: StoreConfiguration
+    /// Marks a file store open while it lives, and keeps an encrypted one registered with the store cipher.
+    let lease: OpenStoreFiles.Lease?
 
     /// Facts about the store: owner, server, schema, client id.
     let metaTable = MetaTable()
@@ -78,9 +80,10 @@ final class LocalStore: Sendable {
     /// The writer's configuration decides durability: ``open(_:configuration:)`` makes file databases wait for the
     /// disk on every app write (`synchronous = FULL`); sync bookkeeping relaxes that per transaction
     /// (``writeBookkeeping(_:)``).
-    init(writer: any DatabaseWriter, configuration: StoreConfiguration = StoreConfiguration()) throws {
+    init(writer: any DatabaseWriter, configuration: StoreConfiguration = StoreConfiguration(), lease: OpenStoreFiles.Lease? = nil) throws {
         self.writer = writer
         self.configuration = configuration
+        self.lease = lease
         // Filters compare date-times with Cairn's SQL function. Stores opened with `open` add it to every connection;
         // an injected single-connection writer (a `DatabaseQueue`) gets it here.
         if writer is DatabaseQueue { try writer.writeWithoutTransaction { db in SQLiteFunctions.register(db) } }

@@ -10,4 +10,6 @@ struct StoreConfiguration: Sendable {
     var wallClock: any WallClock = SystemWallClock()
     /// How many sync runs the history keeps.
     var historyLimit: Int = 1000
+    /// The key of an encrypted store file; nil for a plaintext store.
+    var key: StoreKey?
 }

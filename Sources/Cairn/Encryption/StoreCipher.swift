@@ -1,0 +1,113 @@
+import CCairnStoreCipher
+import Crypto
+import Foundation
+import Synchronization
+
+/// The Swift half of Cairn's page cipher: AES-256-GCM over each block the VFS (CCairnStoreCipher) hands over, and
+/// the registrations that tell the VFS which database files to encrypt with which key.
+///
+/// Every block is sealed with a fresh random 96-bit nonce; its additional data binds the file's id (the header's
+/// salt), the file's kind (database, WAL, journal) and the block's index, so blocks cannot be moved between files
+/// or positions unnoticed.
+enum StoreCipher {
+    /// One store's key, handed to the VFS as an opaque pointer and retained by every file that uses it.
+    final class Context: Sendable {
+        let key: SymmetricKey
+        init(key: SymmetricKey) { self.key = key }
+    }
+
+    /// Installs the VFS once per process, in front of SQLite's default VFS (files not registered pass through).
+    static func install() throws {
+        guard installation == SQLITE_OK_CODE else {
+            throw CairnError(.storeFailed, "The store cipher could not be installed in SQLite (code \(installation))")
+        }
+    }
+
+    private static let SQLITE_OK_CODE: Int32 = 0
+
+    private static let installation: Int32 = cairn_store_cipher_install(
+        { context, aad, plaintext, length, output in
+            guard let context, let aad, let output else { return 1 }
+            let cipher = Unmanaged<Context>.fromOpaque(context).takeUnretainedValue()
+            do {
+                let box = try AES.GCM.seal(
+                    UnsafeRawBufferPointer(start: plaintext, count: Int(length)), using: cipher.key, nonce: AES.GCM.Nonce(),
+                    authenticating: UnsafeRawBufferPointer(start: aad, count: Int(CAIRN_STORE_AAD_SIZE)))
+                let count = Int(length)
+                box.nonce.withUnsafeBytes { output.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: 12) }
+                box.ciphertext.copyBytes(to: output + 12, count: count)
+                box.tag.copyBytes(to: output + 12 + count, count: 16)
+                return 0
+            } catch {
+                return 1
+            }
+        },
+        { context, aad, input, length, plaintext in
+            guard let context, let aad, let input, let plaintext else { return 1 }
+            let cipher = Unmanaged<Context>.fromOpaque(context).takeUnretainedValue()
+            let count = Int(length)
+            do {
+                let box = try AES.GCM.SealedBox(
+                    nonce: AES.GCM.Nonce(data: UnsafeRawBufferPointer(start: input, count: 12)),
+                    ciphertext: UnsafeRawBufferPointer(start: input + 12, count: count),
+                    tag: UnsafeRawBufferPointer(start: input + 12 + count, count: 16))
+                let opened = try AES.GCM.open(
+                    box, using: cipher.key, authenticating: UnsafeRawBufferPointer(start: aad, count: Int(CAIRN_STORE_AAD_SIZE)))
+                opened.copyBytes(to: plaintext, count: count)
+                return 0
+            } catch {
+                return 1
+            }
+        },
+        { context in if let context { _ = Unmanaged<Context>.fromOpaque(context).retain() } },
+        { context in if let context { Unmanaged<Context>.fromOpaque(context).release() } }
+    )
+
+    /// The path SQLite uses for `path` (absolute, links resolved): registrations must name it exactly.
+    static func sqlitePath(_ path: String) throws -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard cairn_store_cipher_full_pathname(path, &buffer, Int32(buffer.count)) == SQLITE_OK_CODE else {
+            throw CairnError(.storeFailed, "The store's path could not be resolved")
+        }
+        return String(cString: buffer)
+    }
+
+    /// How many blocks failed authentication in this process.
+    static var failures: Int64 { cairn_store_cipher_failures() }
+}
+
+/// Keeps a database path encrypted under one key while it lives; several opens of one path share it.
+final class StoreCipherRegistration: Sendable {
+    let path: String
+
+    private static let counts = Mutex<[String: Int]>([:])
+
+    /// Registers `path` (a path from ``StoreCipher/sqlitePath(_:)``) with `key` and `header`.
+    init(path: String, key: SymmetricKey, header: StoreHeader) throws {
+        try StoreCipher.install()
+        self.path = path
+        let context = Unmanaged.passRetained(StoreCipher.Context(key: key))
+        defer { context.release() }
+        let bytes = header.encoded(checking: key)
+        let code = Self.counts.withLock { counts -> Int32 in
+            let code = bytes.withUnsafeBytes { raw in
+                header.salt.withUnsafeBytes { salt in
+                    cairn_store_cipher_register(
+                        path, context.toOpaque(), salt.bindMemory(to: UInt8.self).baseAddress,
+                        raw.bindMemory(to: UInt8.self).baseAddress, Int32(header.pageSize))
+                }
+            }
+            if code == 0 { counts[path, default: 0] += 1 }
+            return code
+        }
+        guard code == 0 else { throw CairnError(.storeFailed, "The store cipher could not register the store (code \(code))") }
+    }
+
+    deinit {
+        Self.counts.withLock { counts in
+            let left = (counts[path] ?? 1) - 1
+            counts[path] = left > 0 ? left : nil
+            if left <= 0 { cairn_store_cipher_unregister(path) }
+        }
+    }
+}
