@@ -13,9 +13,19 @@ extension Fixture {
             serverURL: server.baseURL, project: Fixture.project, device: "test-\(user)",
             credentials: .password(user: user, password: TestServer.password), store: store)
         configuration.retry = RetryPolicy(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(50), maximumAttempts: 3)
+        if let key = Fixture.encryptedStoreKey {
+            // The whole client suite again on encrypted stores: stores in memory become encrypted files.
+            if store == .inMemory { configuration.store = .file(Fixture.temporaryStorePath()) }
+            configuration.storeKey = key
+        }
         configure(&configuration)
         return try await CairnClient.open(configuration, transport: network)
     }
+
+    /// The key every fixture client's store is encrypted with when the environment sets
+    /// `CAIRN_TEST_ENCRYPTED_STORES=1` (then stores asked for in memory are encrypted files), else nil.
+    public static let encryptedStoreKey: StoreKey? =
+        ProcessInfo.processInfo.environment["CAIRN_TEST_ENCRYPTED_STORES"] == "1" ? try? StoreKey.raw(Data(repeating: 0x5a, count: 32)) : nil
 
     /// A path for a store file in a new temporary directory.
     public static func temporaryStorePath() -> String {

@@ -12,6 +12,6 @@ struct CairnCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, AdminCommand.self, SyncCommand.self, PutCommand.self, DeleteCommand.self, QueryCommand.self,
-            FilesCommand.self, StatusCommand.self, DemoCommand.self, BenchCommand.self,
+            FilesCommand.self, StatusCommand.self, StoreCommand.self, DemoCommand.self, BenchCommand.self,
         ])
 }

@@ -15,11 +15,40 @@ extension CairnClient {
         await statusCenter.finish()
     }
 
-    /// Signs out and deletes the local database files.
+    /// Stops background sync, waits for work in flight and closes the store's database. The client cannot be used
+    /// afterwards; the store file can then be copied, re-keyed or deleted. Everything queued stays in the store.
+    public func close() async throws {
+        stopScheduler()
+        closed.withLock { $0 = true }
+        await fileUploader.stop()
+        await engine.waitForIdle()
+        await statusCenter.finish()
+        do { try store.close() } catch { throw CairnError.store(error) }
+    }
+
+    /// Closes the client, then re-encrypts its store file under `newKey` (nil: decrypts it; a plaintext store is
+    /// encrypted). Open a new client with the new key afterwards. See ``StoreEncryption``.
+    ///
+    /// ```swift
+    /// try await client.rekey(to: .generate())
+    /// ```
+    public func rekey(to newKey: StoreKey?) async throws {
+        guard case .file(let path) = configuration.store else { throw CairnError.invalid("a store in memory has no file to encrypt") }
+        try await close()
+        switch (configuration.storeKey, newKey) {
+        case (nil, nil): return
+        case (nil, let newKey?): try StoreEncryption.encrypt(storeAt: path, with: newKey)
+        case (let key?, nil): try StoreEncryption.decrypt(storeAt: path, with: key)
+        case (let key?, let newKey?): try StoreEncryption.rekey(storeAt: path, from: key, to: newKey)
+        }
+    }
+
+    /// Signs out and deletes the local database files (an encrypted store's header, salt and key check with them).
     public func clear() async throws {
         try await signOut()
+        try? store.close()
         if case .file(let path) = configuration.store {
-            for suffix in ["", "-wal", "-shm"] {
+            for suffix in ["", "-wal", "-shm", "-journal", ".rekey", ".rekey-journal"] {
                 try? FileManager.default.removeItem(atPath: path + suffix)
             }
         }

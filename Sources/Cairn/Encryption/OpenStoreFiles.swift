@@ -18,13 +18,19 @@ enum OpenStoreFiles {
             counts.withLock { $0[path, default: 0] += 1 }
         }
 
-        deinit {
+        private let ended = Mutex(false)
+
+        /// Stops counting the path: the store's connections are closed. Later calls do nothing.
+        func end() {
+            guard ended.withLock({ ended in defer { ended = true }; return !ended }) else { return }
             let path = self.path
             counts.withLock { counts in
                 let left = (counts[path] ?? 1) - 1
                 counts[path] = left > 0 ? left : nil
             }
         }
+
+        deinit { end() }
     }
 
     /// Throws `store_in_use` when this process or another has the store at `path` (an SQLite path) open.

@@ -1,4 +1,5 @@
 import Foundation
+import CCairnStoreCipher
 import Crypto
 
 /// What the first bytes of a store file say it is.
@@ -32,6 +33,8 @@ enum StoreKeying {
         let kind = try StoreFileKind.of(path)
         switch (kind, key) {
         case (.plaintext, nil), (.absent, nil):
+            // A registration left by a store that was encrypted under this name earlier in the process must not apply.
+            cairn_store_cipher_unregister(path)
             return nil
         case (.encrypted, nil):
             throw CairnError(.keyRequired, "The store at \(path) is encrypted: open it with its key")

@@ -181,6 +181,12 @@ final class LocalStore: Sendable {
         _ = try? writer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
     }
 
+    /// Closes the database's connections; every later use fails. The file may then be rewritten or deleted.
+    func close() throws {
+        try writer.close()
+        lease?.end()
+    }
+
     /// Deletes every record, queue entry, cursor and remembered identity: the store is as new. Walks ``registry``.
     func wipe() throws {
         let tables = registry

@@ -17,10 +17,16 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "The user (remembered by the store). The password comes from CAIRN_PASSWORD.")
     var user: String?
 
+    @Option(
+        name: .customLong("key-file"),
+        help: "A file holding the store's passphrase, or raw: and 64 hex digits (default: CAIRN_STORE_KEY; neither: not encrypted).")
+    var keyFile: String?
+
     /// Opens the store as a client; `connect` says whether to reach the server now (`allowUnsynced`: when the
     /// store never synced, connect once first).
     func open(connect: Bool, allowUnsynced: Bool = false) async throws -> CairnClient {
-        let remembered = try CLIError.wrap("cannot read the store \(store)") { try CairnClient.storedIdentity(at: store) }
+        let key = try StoreKeySource.key(file: keyFile)
+        let remembered = try CLIError.wrap("cannot read the store \(store)") { try CairnClient.storedIdentity(at: store, key: key) }
         guard let serverText = server ?? remembered?.server.absoluteString, let serverURL = URL(string: serverText),
             let project = project ?? remembered?.project, let user = user ?? remembered?.user
         else {
@@ -34,6 +40,7 @@ struct StoreOptions: ParsableArguments {
             serverURL: serverURL, project: project, device: ProcessInfo.processInfo.hostName,
             credentials: .password(user: user, password: password), store: .file(store))
         configuration.app = "cairn"
+        configuration.storeKey = key
         configuration.connectOnOpen = connectNow
         return try await CLIError.wrap("cannot open the store \(store)") { try await CairnClient.open(configuration) }
     }
