@@ -52,6 +52,7 @@ python3 "$here/outside_client.py" "$base" "$token"
 python3 "$here/outside_files.py" "$base" "$token" "$cairn" "$CAIRN_PASSWORD"
 python3 "$here/outside_where.py" "$base" "$token"
 python3 "$here/outside_watch.py" "$cairn"
+python3 "$here/outside_store_key.py" "$cairn" "$base" "$CAIRN_PASSWORD"
 
 # Logout is left out (it would revoke the token the run uses; its tests are in the Swift suite), and so is the
 # live-notices stream, which stays open by design. One check is off: use_after_free expects a deleted resource to

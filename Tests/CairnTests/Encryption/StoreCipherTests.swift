@@ -159,3 +159,20 @@ struct StoreCipherTests {
         #expect(try plain.record("notes", id: "n-49")?.data["count"] == .integer(49))
     }
 }
+
+@Suite("Encryption: the client suite's encrypted run")
+struct EncryptedSuiteRunTests {
+    @Test("with CAIRN_TEST_ENCRYPTED_STORES=1 every fixture client's store is an encrypted file")
+    func fixtureStoresAreEncrypted() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let client = try await fixture.client("alice")
+        guard Fixture.encryptedStoreKey != nil else { return }
+        guard case .file(let path) = client.configuration.store else {
+            Issue.record("an encrypted run keeps a store in memory")
+            return
+        }
+        #expect(try StoreEncryption.isEncrypted(storeAt: path))
+        #expect(client.configuration.storeKey != nil)
+    }
+}
