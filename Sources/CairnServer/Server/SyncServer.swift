@@ -45,7 +45,7 @@ public final class SyncServer: Sendable {
             self.storage = storage
         } else {
             try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
-            self.storage = try SQLiteStorage(path: configuration.databasePath)
+            self.storage = try SQLiteStorage(path: configuration.databasePath, durability: configuration.durability)
         }
         self.clock = clock
         self.timers = timers

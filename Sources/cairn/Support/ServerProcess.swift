@@ -5,10 +5,12 @@ final class ServerProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
 
-    /// Starts `cairn serve --data DIR --port 0` with this same executable and waits for its port.
-    init(dataDirectory: URL) throws {
+    /// Starts `cairn serve --data DIR --port 0 --durability D` with this same executable and waits for its port.
+    init(dataDirectory: URL, durability: String = "full") throws {
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        process.arguments = ["serve", "--data", dataDirectory.path, "--port", "0", "--log-level", "warning", "--purge-interval", "0"]
+        process.arguments = [
+            "serve", "--data", dataDirectory.path, "--port", "0", "--log-level", "warning", "--purge-interval", "0", "--durability", durability,
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()

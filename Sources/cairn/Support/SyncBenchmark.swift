@@ -36,7 +36,7 @@ struct SyncBenchmark {
     }
 
     /// Sets up the bench project with `users` (writers) in `directory` and starts `cairn serve` on it.
-    static func startServer(in directory: URL, users: [String], password: String) async throws -> ServerProcess {
+    static func startServer(in directory: URL, users: [String], password: String, durability: String = "full") async throws -> ServerProcess {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let admin = ServerAdmin(storage: try SQLiteStorage(path: ServerConfiguration(dataDirectory: directory).databasePath))
         try await admin.addProject(project)
@@ -45,7 +45,7 @@ struct SyncBenchmark {
             try await admin.addUser(user, password: password)
             try await admin.grant(user: user, project: project, role: .writer)
         }
-        return try ServerProcess(dataDirectory: directory)
+        return try ServerProcess(dataDirectory: directory, durability: durability)
     }
 
     func run() async throws -> [String: JSONValue] {
@@ -59,6 +59,15 @@ struct SyncBenchmark {
         figures["clientPeakRSSBytes"] = .integer(Int64(ProcessUsage.peakRSS() ?? 0))
         figures.merge(try await measureServer(server: server)) { $1 }
         figures["serverPeakRSSBytes"] = .integer(Int64(server.peakRSS ?? 0))
+        // The same raw push on a server that flushes at checkpoints only: the price of FULL durability, in one run.
+        do {
+            let relaxed = try await Self.startServer(
+                in: directory.appendingPathComponent("normal"), users: ["bench"], password: password, durability: "normal")
+            defer { relaxed.stop() }
+            let push = try await measureServer(server: relaxed)["serverPushRecordsPerSecond"]
+            log(String(format: "server with --durability normal: %.0f pushed records/s", push?.numberValue ?? 0))
+            figures["serverPushRecordsPerSecondNormalDurability"] = push ?? .null
+        }
         figures["records"] = .integer(Int64(records))
         // Last, so its rows in memory do not count in the client's peak.
         let raw = try RawInsertBenchmark(records: records, directory: directory).run()

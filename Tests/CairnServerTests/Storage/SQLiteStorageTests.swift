@@ -42,4 +42,13 @@ struct SQLiteStorageTests {
             #expect(try sqlite.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
         }
     }
+
+    @Test("durability .normal (cairn serve --durability normal) commits with synchronous = NORMAL")
+    func normalSync() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-durability-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try SQLiteStorage(path: directory.appendingPathComponent("cairn.sqlite").path, durability: .normal)
+        #expect(try sqlite.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 1)
+    }
 }

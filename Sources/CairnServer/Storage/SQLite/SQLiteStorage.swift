@@ -22,7 +22,8 @@ public final class SQLiteStorage: ServerStorage {
     let decodedSchemas = Mutex<[String: (text: String, schema: Schema)]>([:])
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current version; usable at once.
-    public init(path: String) throws {
+    /// `durability` says when a commit is safe (``CommitDurability``).
+    public init(path: String, durability: CommitDurability = .full) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         // A project write transaction spans several accesses, under the gate.
@@ -33,10 +34,10 @@ public final class SQLiteStorage: ServerStorage {
             SQLiteFunctions.register(db)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
-        // WAL with FULL sync: every commit reaches the disk before the server answers, so a write it acknowledged
-        // survives a power cut too (clients drop what the server acknowledged). Set on the open writer: the pool
-        // turns it to NORMAL when it enables WAL, after `prepareDatabase`.
-        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        // WAL with FULL sync by default: every commit reaches the disk before the server answers, so a write it
+        // acknowledged survives a power cut too (clients drop what the server acknowledged). Set on the open writer:
+        // the pool turns it to NORMAL when it enables WAL, after `prepareDatabase`.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")") }
         try SQLiteMigrations.migrator.migrate(pool)
     }
 
