@@ -43,10 +43,10 @@ public struct ServerConfiguration: Sendable {
     /// deletes it (default 24 hours).
     public var fileUploadExpiry: TimeInterval = 24 * 3600
 
-    /// A configuration with every default, keeping its database (`cairn.sqlite`) in `dataDirectory`.
     /// When an acknowledged write is safe: `.full` (the default) waits for the disk at every commit.
     public var durability: CommitDurability = .full
 
+    /// A configuration with every default, keeping its database (`cairn.sqlite`) in `dataDirectory`.
     public init(dataDirectory: URL) { self.dataDirectory = dataDirectory }
 
     /// The SQLite database file inside the data directory.

@@ -152,22 +152,19 @@ struct SyncBenchmark {
         ]
     }
 
-    /// The server alone, over raw HTTP: batches of `batchSize` creates, then pages of `pageSize`.
-    private func measureServer(server: ServerProcess) async throws -> [String: JSONValue] {
-        let http = RawHTTP(baseURL: server.baseURL)
-        let token = try await http.login("bench", password: password)
-        // Two batches in flight, as the SDK sends them: the server reads one while it writes the other.
-        let pushStart = ContinuousClock.now
+    /// Creates `records` records in `raw_items` over raw HTTP, in batches of `batchSize`, two batches in flight as
+    /// the SDK sends them (the server reads one while it writes the other).
+    static func pushRaw(_ http: RawHTTP, token: String, records: Int, batchSize: Int) async throws {
         let starts = Array(stride(from: 0, to: records, by: batchSize))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for lane in 0..<2 {
-                group.addTask { [records, batchSize] in
+                group.addTask {
                     for start in starts.enumerated().filter({ $0.offset % 2 == lane }).map(\.element) {
                         let operations = (start..<min(start + batchSize, records)).map { index -> JSONValue in
                             ["opId": .string("raw-\(index)"), "collection": "raw_items", "id": .string("item-\(index)"), "op": "create",
-                             "data": .object(Self.record(index))]
+                             "data": .object(record(index))]
                         }
-                        let reply = try await http.send("POST", "/v1/projects/\(Self.project)/batch", token: token,
+                        let reply = try await http.send("POST", "/v1/projects/\(project)/batch", token: token,
                                                         body: JSONValue.object(["operations": .array(operations)]).jsonData())
                         guard reply.status == 200 else { throw CLIError("push answered \(reply.status)") }
                     }
@@ -175,6 +172,14 @@ struct SyncBenchmark {
             }
             try await group.waitForAll()
         }
+    }
+
+    /// The server alone, over raw HTTP: batches of `batchSize` creates, then pages of `pageSize`.
+    private func measureServer(server: ServerProcess) async throws -> [String: JSONValue] {
+        let http = RawHTTP(baseURL: server.baseURL)
+        let token = try await http.login("bench", password: password)
+        let pushStart = ContinuousClock.now
+        try await Self.pushRaw(http, token: token, records: records, batchSize: batchSize)
         let pushSeconds = seconds(since: pushStart)
         log(rate("server: pushed over raw HTTP", records, pushSeconds))
 
