@@ -33,7 +33,14 @@ typedef struct CipherFile {
     sqlite3_int64 blockSize;   // plaintext bytes of every later block
     uint8_t *plain;            // scratch: one block of plaintext
     uint8_t *sealed;           // scratch: one block as stored
+    // A WAL frame header (24 bytes) waits here for the page SQLite writes right after it, so that the frame is
+    // sealed once as one block instead of being read back and sealed again. Any other call writes it first.
+    uint8_t held[64];
+    int heldLength;
+    sqlite3_int64 heldOffset;
 } CipherFile;
+
+static int flushHeld(CipherFile *f);
 
 static sqlite3_vfs *realVFS = NULL;
 static sqlite3_vfs cipherVFS;
@@ -136,7 +143,9 @@ static int extendTo(CipherFile *f, sqlite3_int64 size, sqlite3_int64 target) {
 
 static int cipherClose(sqlite3_file *file) {
     CipherFile *f = (CipherFile *)file;
+    int flushed = f->real->pMethods && f->plain ? flushHeld(f) : SQLITE_OK;
     int rc = f->real->pMethods ? f->real->pMethods->xClose(f->real) : SQLITE_OK;
+    if (rc == SQLITE_OK) rc = flushed;
     if (f->context) releaseContext(f->context);
     sqlite3_free(f->plain);
     sqlite3_free(f->sealed);
@@ -148,7 +157,9 @@ static int cipherClose(sqlite3_file *file) {
 static int cipherRead(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 offset) {
     CipherFile *f = (CipherFile *)file;
     sqlite3_int64 size;
-    int rc = currentSize(f, &size);
+    int rc = flushHeld(f);
+    if (rc != SQLITE_OK) return rc;
+    rc = currentSize(f, &size);
     if (rc != SQLITE_OK) return rc;
     uint8_t *out = buffer;
     sqlite3_int64 position = offset, end = offset + amount;
@@ -170,8 +181,8 @@ static int cipherRead(sqlite3_file *file, void *buffer, int amount, sqlite3_int6
     return SQLITE_OK;
 }
 
-static int cipherWrite(sqlite3_file *file, const void *buffer, int amount, sqlite3_int64 offset) {
-    CipherFile *f = (CipherFile *)file;
+// Writes `amount` bytes at `offset`, reading back and resealing the blocks it only partly covers.
+static int writeRange(CipherFile *f, const void *buffer, int amount, sqlite3_int64 offset) {
     sqlite3_int64 size;
     int rc = currentSize(f, &size);
     if (rc != SQLITE_OK) return rc;
@@ -204,10 +215,51 @@ static int cipherWrite(sqlite3_file *file, const void *buffer, int amount, sqlit
     return SQLITE_OK;
 }
 
+// Writes a held frame header on its own.
+static int flushHeld(CipherFile *f) {
+    if (f->heldLength == 0) return SQLITE_OK;
+    int length = f->heldLength;
+    f->heldLength = 0;
+    return writeRange(f, f->held, length, f->heldOffset);
+}
+
+static int cipherWrite(sqlite3_file *file, const void *buffer, int amount, sqlite3_int64 offset) {
+    CipherFile *f = (CipherFile *)file;
+    if (f->heldLength > 0) {
+        sqlite3_int64 index = blockIndex(f, f->heldOffset);
+        sqlite3_int64 start = blockStart(f, index);
+        if (offset == f->heldOffset + f->heldLength && f->heldOffset == start && offset + amount == start + blockLength(f, index)) {
+            // The held header and this page make the whole frame: seal it once, with nothing to read back.
+            sqlite3_int64 size;
+            int rc = currentSize(f, &size);
+            if (rc == SQLITE_OK && start > size) rc = extendTo(f, size, start);
+            if (rc != SQLITE_OK) return rc;
+            memcpy(f->plain, f->held, (size_t)f->heldLength);
+            memcpy(f->plain + f->heldLength, buffer, (size_t)amount);
+            f->heldLength = 0;
+            return writeBlock(f, index, (int)blockLength(f, index));
+        }
+        int rc = flushHeld(f);
+        if (rc != SQLITE_OK) return rc;
+    }
+    if (f->kind == KIND_WAL && amount <= (int)sizeof(f->held)) {
+        sqlite3_int64 index = blockIndex(f, offset);
+        if (index > 0 && offset == blockStart(f, index) && amount < blockLength(f, index)) {
+            memcpy(f->held, buffer, (size_t)amount);
+            f->heldLength = amount;
+            f->heldOffset = offset;
+            return SQLITE_OK;
+        }
+    }
+    return writeRange(f, buffer, amount, offset);
+}
+
 static int cipherTruncate(sqlite3_file *file, sqlite3_int64 target) {
     CipherFile *f = (CipherFile *)file;
     sqlite3_int64 size;
-    int rc = currentSize(f, &size);
+    int rc = flushHeld(f);
+    if (rc != SQLITE_OK) return rc;
+    rc = currentSize(f, &size);
     if (rc != SQLITE_OK) return rc;
     if (target >= size) return extendTo(f, size, target);
     sqlite3_int64 index = blockIndex(f, target);
@@ -224,11 +276,14 @@ static int cipherTruncate(sqlite3_file *file, sqlite3_int64 target) {
 
 static int cipherSync(sqlite3_file *file, int flags) {
     CipherFile *f = (CipherFile *)file;
-    return f->real->pMethods->xSync(f->real, flags);
+    int rc = flushHeld(f);
+    return rc == SQLITE_OK ? f->real->pMethods->xSync(f->real, flags) : rc;
 }
 
 static int cipherFileSize(sqlite3_file *file, sqlite3_int64 *size) {
-    return currentSize((CipherFile *)file, size);
+    CipherFile *f = (CipherFile *)file;
+    int rc = flushHeld(f);
+    return rc == SQLITE_OK ? currentSize(f, size) : rc;
 }
 
 static int cipherLock(sqlite3_file *file, int level) {
@@ -248,6 +303,8 @@ static int cipherCheckReservedLock(sqlite3_file *file, int *result) {
 
 static int cipherFileControl(sqlite3_file *file, int op, void *argument) {
     CipherFile *f = (CipherFile *)file;
+    int flushed = flushHeld(f);
+    if (flushed != SQLITE_OK) return flushed;
     // Size hints and chunking would grow the stored file by plaintext amounts; memory mapping would bypass the
     // cipher. None of them is needed for correctness.
     if (op == SQLITE_FCNTL_SIZE_HINT || op == SQLITE_FCNTL_CHUNK_SIZE) return SQLITE_OK;

@@ -10,18 +10,9 @@ import Testing
 struct CrashTests {
     /// Runs `cairn sync` and kills it after `delay`; returns true if it finished first.
     func syncKilled(after delay: Duration, store: String, server: URL) async throws -> Bool {
-        let process = Process()
-        process.executableURL = Tool.binary
-        process.arguments = ["sync", "--store", store, "--server", server.absoluteString, "--project", Fixture.project, "--user", "alice"]
-        process.environment = ["CAIRN_PASSWORD": TestServer.password]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        try await Task.sleep(for: delay)
-        let finished = !process.isRunning
-        if !finished { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return finished
+        try await Tool.run(
+            ["sync", "--store", store, "--server", server.absoluteString, "--project", Fixture.project, "--user", "alice"],
+            environment: ["CAIRN_PASSWORD": TestServer.password], killedAfter: delay)
     }
 
     func openClient(_ fixture: Fixture, store: String) async throws -> CairnClient {

@@ -53,6 +53,22 @@ enum Tool {
         }
     }
 
+    /// Runs `cairn` with `arguments` and kills it with SIGKILL after `delay`; returns true if it finished first.
+    static func run(_ arguments: [String], environment: [String: String] = [:], killedAfter delay: Duration) async throws -> Bool {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try await Task.sleep(for: delay)
+        let finished = !process.isRunning
+        if !finished { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return finished
+    }
+
     static func temporaryDirectory() -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-tool-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -5,10 +5,7 @@ extension CairnClient {
     /// Stops background sync, waits for work in flight, and wipes the store and the tokens. The client cannot be
     /// used afterwards.
     public func signOut() async throws {
-        stopScheduler()
-        closed.withLock { $0 = true }
-        await fileUploader.stop()
-        await engine.waitForIdle()
+        await stopWork()
         await auth.forget()
         try store.wipe()
         fileFolder.removeAll()
@@ -18,10 +15,7 @@ extension CairnClient {
     /// Stops background sync, waits for work in flight and closes the store's database. The client cannot be used
     /// afterwards; the store file can then be copied, re-keyed or deleted. Everything queued stays in the store.
     public func close() async throws {
-        stopScheduler()
-        closed.withLock { $0 = true }
-        await fileUploader.stop()
-        await engine.waitForIdle()
+        await stopWork()
         await statusCenter.finish()
         do { try store.close() } catch { throw CairnError.store(error) }
     }
@@ -52,6 +46,14 @@ extension CairnClient {
                 try? FileManager.default.removeItem(atPath: path + suffix)
             }
         }
+    }
+
+    /// Stops background sync and file uploads, refuses new work and waits for the work in flight.
+    private func stopWork() async {
+        stopScheduler()
+        closed.withLock { $0 = true }
+        await fileUploader.stop()
+        await engine.waitForIdle()
     }
 
     /// The id the server gave this client (sent as `Cairn-Client-ID`).

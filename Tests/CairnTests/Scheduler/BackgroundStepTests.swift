@@ -18,8 +18,8 @@ struct BackgroundStepTests {
         let bob = try await fixture.client("bob") { $0.pageSize = 50 }
         try bob.create("notes", id: "from-bob", data: ["title": "queued"])
 
-        // Cancelled from outside (an expiration handler) in the middle of the pull: it ends within a second and keeps
-        // what it did.
+        // Cancelled from outside (an expiration handler) in the middle of the pull: it ends promptly and keeps what it
+        // did. Three seconds, not one: the whole suite runs in parallel on two cores (timing belongs to benchmarks).
         let step = Task { await bob.backgroundSync(timeLimit: .seconds(120)) }
         let waiting = ContinuousClock.now
         while await (bob.status().collections["logs"]?.appliedRecords ?? 0) == 0, ContinuousClock.now - waiting < .seconds(60) {
@@ -29,7 +29,7 @@ struct BackgroundStepTests {
         step.cancel()
         let outcome = await step.value
         let took = ContinuousClock.now - cancelled
-        #expect(took < .seconds(1), "the step ended \(took) after its cancellation")
+        #expect(took < .seconds(3), "the step ended \(took) after its cancellation")
         #expect(outcome == .expired)
         #expect(try bob.count(Query("logs")) < 6000)
         #expect(!bob.hasPendingUpload, "the push came first and was kept")
