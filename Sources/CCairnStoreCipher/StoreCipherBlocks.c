@@ -2,10 +2,8 @@
 
 #include "StoreCipherInternal.h"
 
-// Reads and authenticates block `index`, which holds `length` bytes of plaintext, into `f->plain`.
-int readBlock(CipherFile *f, sqlite3_int64 index, int length) {
-    int rc = f->real->pMethods->xRead(f->real, f->sealed, length + OVERHEAD, physicalOffset(f, index));
-    if (rc != SQLITE_OK) return rc == SQLITE_IOERR_SHORT_READ ? SQLITE_IOERR_DATA : rc;
+// Opens the sealed block in `f->sealed` (`length` bytes of plaintext) into `f->plain`.
+static int authenticate(CipherFile *f, sqlite3_int64 index, int length) {
     uint8_t aad[CAIRN_STORE_AAD_SIZE];
     makeAAD(f, index, aad);
     if (openBlock(f->context, aad, f->sealed, length, f->plain) != 0) {
@@ -13,6 +11,19 @@ int readBlock(CipherFile *f, sqlite3_int64 index, int length) {
         return SQLITE_IOERR_DATA;
     }
     return SQLITE_OK;
+}
+
+// Reads and authenticates block `index`, which holds `length` bytes of plaintext, into `f->plain`.
+int readBlock(CipherFile *f, sqlite3_int64 index, int length) {
+    int rc = f->real->pMethods->xRead(f->real, f->sealed, length + OVERHEAD, physicalOffset(f, index));
+    if (rc != SQLITE_OK) return rc == SQLITE_IOERR_SHORT_READ ? SQLITE_IOERR_DATA : rc;
+    return authenticate(f, index, length);
+}
+
+int readWholeBlock(CipherFile *f, sqlite3_int64 index) {
+    int length = (int)blockLength(f, index);
+    int rc = f->real->pMethods->xRead(f->real, f->sealed, length + OVERHEAD, physicalOffset(f, index));
+    return rc == SQLITE_OK ? authenticate(f, index, length) : rc;
 }
 
 // Seals the first `length` bytes of `f->plain` as block `index`.

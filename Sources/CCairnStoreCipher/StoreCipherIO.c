@@ -17,23 +17,31 @@ static int cipherClose(sqlite3_file *file) {
 
 static int cipherRead(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 offset) {
     CipherFile *f = (CipherFile *)file;
-    sqlite3_int64 size;
     int rc = flushHeld(f);
     if (rc != SQLITE_OK) return rc;
-    rc = currentSize(f, &size);
-    if (rc != SQLITE_OK) return rc;
+    // The file's size is asked only when a block comes up short: whole blocks need no system call for it.
+    sqlite3_int64 size = -1;
     uint8_t *out = buffer;
     sqlite3_int64 position = offset, end = offset + amount;
     while (position < end) {
-        if (position >= size) {
+        if (size >= 0 && position >= size) {
             memset(out + (position - offset), 0, (size_t)(end - position));
             return SQLITE_IOERR_SHORT_READ;
         }
         sqlite3_int64 index = blockIndex(f, position);
         sqlite3_int64 start = blockStart(f, index);
         sqlite3_int64 stop = start + blockLength(f, index);
-        if (stop > size) stop = size;
-        rc = readBlock(f, index, (int)(stop - start));
+        if (size < 0) {
+            rc = readWholeBlock(f, index);
+            if (rc == SQLITE_IOERR_SHORT_READ) {
+                rc = currentSize(f, &size);
+                if (rc != SQLITE_OK) return rc;
+                continue;
+            }
+        } else {
+            if (stop > size) stop = size;
+            rc = readBlock(f, index, (int)(stop - start));
+        }
         if (rc != SQLITE_OK) return rc;
         sqlite3_int64 upto = stop < end ? stop : end;
         memcpy(out + (position - offset), f->plain + (position - start), (size_t)(upto - position));

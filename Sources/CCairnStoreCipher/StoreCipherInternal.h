@@ -101,6 +101,9 @@ static inline int currentSize(CipherFile *f, sqlite3_int64 *size) {
 
 /// Reads and authenticates block `index`, which holds `length` bytes of plaintext, into `f->plain`.
 int readBlock(CipherFile *f, sqlite3_int64 index, int length);
+/// Reads and authenticates block `index` whole; SQLITE_IOERR_SHORT_READ (nothing read) when the file ends inside it.
+/// Only the last block of a file can be short, so no file size is needed for the others.
+int readWholeBlock(CipherFile *f, sqlite3_int64 index);
 /// Seals the first `length` bytes of `f->plain` as block `index`.
 int writeBlock(CipherFile *f, sqlite3_int64 index, int length);
 /// Grows the file with sealed zeros from `size` up to `target` bytes.
