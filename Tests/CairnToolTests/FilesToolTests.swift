@@ -72,7 +72,7 @@ struct FilesToolTests {
         process.environment = ["CAIRN_PASSWORD": TestServer.password]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try Tool.launch(process)
         // Kill it once the server has some of the bytes.
         var received: Int64 = 0
         for _ in 0..<600 where process.isRunning {

@@ -35,7 +35,7 @@ enum Tool {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try Tool.launch(process)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -53,6 +53,16 @@ enum Tool {
         }
     }
 
+    private static let launching = NSLock()
+
+    /// Starts `process`, one launch at a time: Foundation's `Process.run()` on Linux can crash when several threads
+    /// launch at once (seen here once as a bad memmove inside `run()` while the suite spawned many processes).
+    static func launch(_ process: Process) throws {
+        launching.lock()
+        defer { launching.unlock() }
+        try process.run()
+    }
+
     /// Runs `cairn` with `arguments` and kills it with SIGKILL after `delay`; returns true if it finished first.
     static func run(_ arguments: [String], environment: [String: String] = [:], killedAfter delay: Duration) async throws -> Bool {
         let process = Process()
@@ -61,7 +71,7 @@ enum Tool {
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try Tool.launch(process)
         try await Task.sleep(for: delay)
         let finished = !process.isRunning
         if !finished { kill(process.processIdentifier, SIGKILL) }
@@ -142,7 +152,7 @@ struct ToolTests {
         process.arguments = ["serve", "--data", data.path, "--port", "0"]
         let out = Pipe()
         process.standardOutput = out
-        try process.run()
+        try Tool.launch(process)
         defer { process.terminate(); process.waitUntilExit() }
         var line = ""
         while !line.contains("\n") {

@@ -27,7 +27,7 @@ struct WatchToolTests {
                 self.text += String(decoding: chunk, as: UTF8.self)
                 self.lock.unlock()
             }
-            try process.run()
+            try Tool.launch(process)
         }
 
         var printed: String {
