@@ -75,7 +75,7 @@ public enum StoreEncryption {
                 throw CairnError(.storeFailed, "The re-encrypted store could not replace the old one (errno \(errno))")
             }
             try StoreKeying.flush(URL(fileURLWithPath: path).deletingLastPathComponent().path)
-            for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            StoreKeying.removeJournals(of: path)
         } catch {
             try? StoreKeying.removeLeftovers(of: path)
             throw CairnError.store(error)

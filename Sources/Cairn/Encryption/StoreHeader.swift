@@ -53,10 +53,9 @@ struct StoreHeader: Equatable {
         return data
     }
 
-    /// True when `key` is the key this header was written with.
-    static func check(_ bytes: Data, key: SymmetricKey) -> Bool {
-        guard let header = try? parse(bytes) else { return false }
-        return header.encoded(checking: key) == bytes.prefix(size)
+    /// True when `bytes` (the file's header, which parsed as this one) carry the key check of `key`.
+    func isChecked(by bytes: Data, key: SymmetricKey) -> Bool {
+        encoded(checking: key) == bytes.prefix(Self.size)
     }
 
     /// Reads a header, or throws `store_corrupted` when the bytes are not one Cairn wrote.

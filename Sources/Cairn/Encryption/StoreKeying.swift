@@ -49,7 +49,7 @@ enum StoreKeying {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe).prefix(StoreHeader.size)
             let header = try StoreHeader.parse(bytes)
             let derived = try derive(key, header)
-            guard StoreHeader.check(bytes, key: derived) else {
+            guard header.isChecked(by: bytes, key: derived) else {
                 throw CairnError(.wrongKey, "The key does not open the store at \(path); nothing was read or changed")
             }
             return try StoreCipherRegistration(path: path, key: derived, header: header)
@@ -64,8 +64,9 @@ enum StoreKeying {
         return try key.derive(salt: header.salt, rounds: Int(header.rounds))
     }
 
-    /// A new store must not pick up a WAL or journal left by an earlier file of the same name.
-    private static func removeJournals(of path: String) {
+    /// Removes the WAL, its index and the journal beside `path`: a new or rewritten store must not pick up those of
+    /// an earlier file of the same name.
+    static func removeJournals(of path: String) {
         for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
