@@ -66,13 +66,8 @@ struct FilesToolTests {
         let store = folder.appendingPathComponent("cli.sqlite").path
         let (source, hash) = try TestFiles.large(megabytes: 150)
         defer { try? FileManager.default.removeItem(at: source) }
-        let process = Process()
-        process.executableURL = Tool.binary
-        process.arguments = arguments(["upload", source.path], store: store, fixture: fixture)
-        process.environment = ["CAIRN_PASSWORD": TestServer.password]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try Tool.launch(process)
+        let process = try Tool.start(arguments(["upload", source.path], store: store, fixture: fixture),
+                                     environment: ["CAIRN_PASSWORD": TestServer.password])
         // Kill it once the server has some of the bytes.
         var received: Int64 = 0
         for _ in 0..<600 where process.isRunning {
@@ -83,8 +78,8 @@ struct FilesToolTests {
                 if received > 0 { break }
             }
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        await process.exit()
         try #require(received > 0, "the upload finished before it could be killed")
         let rerun = try await Tool.runDetached(["sync", "--store", store], environment: ["CAIRN_PASSWORD": TestServer.password])
         #expect(rerun.status == 0, "\(rerun.stderr)")

@@ -26,21 +26,17 @@ enum Tool {
 
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
         guard let binary else { throw CocoaError(.fileNoSuchFile) }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
         var inherited = ProcessInfo.processInfo.environment
         inherited["CAIRN_PASSWORD"] = nil
-        process.environment = inherited.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try Tool.launch(process)
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        // Files, not pipes: a child that fills one pipe while the other is read would wait forever.
+        let capture = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: capture) }
+        let out = capture.appendingPathComponent("stdout"), err = capture.appendingPathComponent("stderr")
+        let process = try ChildProcess(binary, arguments: arguments, environment: inherited.merging(environment) { $1 },
+                                       output: .file(out), errors: .file(err))
+        let status = process.waitUntilExit()
+        return Output(status: status, stdout: String(decoding: (try? Data(contentsOf: out)) ?? Data(), as: UTF8.self),
+                      stderr: String(decoding: (try? Data(contentsOf: err)) ?? Data(), as: UTF8.self))
     }
 
     /// ``run(_:environment:)`` off the concurrency pool, for tests whose server runs in this process: a blocking
@@ -53,29 +49,20 @@ enum Tool {
         }
     }
 
-    private static let launching = NSLock()
-
-    /// Starts `process`, one launch at a time: Foundation's `Process.run()` on Linux can crash when several threads
-    /// launch at once (seen here once as a bad memmove inside `run()` while the suite spawned many processes).
-    static func launch(_ process: Process) throws {
-        launching.lock()
-        defer { launching.unlock() }
-        try process.run()
+    /// Starts `cairn` with exactly `environment`, its output where asked (see ``ChildProcess``).
+    static func start(_ arguments: [String], environment: [String: String],
+                      output: ChildProcess.Destination = .discard, errors: ChildProcess.Destination = .discard) throws -> ChildProcess {
+        guard let binary else { throw CocoaError(.fileNoSuchFile) }
+        return try ChildProcess(binary, arguments: arguments, environment: environment, output: output, errors: errors)
     }
 
     /// Runs `cairn` with `arguments` and kills it with SIGKILL after `delay`; returns true if it finished first.
     static func run(_ arguments: [String], environment: [String: String] = [:], killedAfter delay: Duration) async throws -> Bool {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try Tool.launch(process)
+        let process = try start(arguments, environment: environment)
         try await Task.sleep(for: delay)
         let finished = !process.isRunning
-        if !finished { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if !finished { process.send(SIGKILL) }
+        await process.exit()
         return finished
     }
 
@@ -147,16 +134,13 @@ struct ToolTests {
         let data = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
         _ = try Tool.run(["admin", "--data", data.path, "add-project", "field"])
-        let process = Process()
-        process.executableURL = Tool.binary
-        process.arguments = ["serve", "--data", data.path, "--port", "0"]
-        let out = Pipe()
-        process.standardOutput = out
-        try Tool.launch(process)
-        defer { process.terminate(); process.waitUntilExit() }
+        let process = try Tool.start(["serve", "--data", data.path, "--port", "0"], environment: ProcessInfo.processInfo.environment,
+                                     output: .pipe)
+        defer { process.send(SIGTERM); process.waitUntilExit() }
+        let out = try #require(process.standardOutput)
         var line = ""
         while !line.contains("\n") {
-            let chunk = out.fileHandleForReading.availableData
+            let chunk = out.availableData
             if chunk.isEmpty { break }
             line += String(decoding: chunk, as: UTF8.self)
         }

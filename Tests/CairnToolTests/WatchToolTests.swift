@@ -7,27 +7,22 @@ import Testing
 struct WatchToolTests {
     /// A `cairn sync --watch` process, read line by line.
     final class Watcher: @unchecked Sendable {
-        let process = Process()
-        let output = Pipe()
+        let process: ChildProcess
         private let lock = NSLock()
         private var text = ""
 
         init(store: String, password: String) throws {
-            process.executableURL = Tool.binary
-            process.arguments = ["sync", "--watch", "--store", store]
             var environment = ProcessInfo.processInfo.environment
             environment["CAIRN_PASSWORD"] = password
-            process.environment = environment
-            process.standardOutput = output
-            process.standardError = output
-            output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            process = try Tool.start(["sync", "--watch", "--store", store], environment: environment,
+                                     output: .pipe, errors: .standardOutput)
+            process.standardOutput?.readabilityHandler = { [weak self] handle in
                 let chunk = handle.availableData
                 guard let self, !chunk.isEmpty else { return }
                 self.lock.lock()
                 self.text += String(decoding: chunk, as: UTF8.self)
                 self.lock.unlock()
             }
-            try Tool.launch(process)
         }
 
         var printed: String {
@@ -38,11 +33,11 @@ struct WatchToolTests {
 
         /// Ctrl-C, then the exit status.
         func interrupt() async -> Int32 {
-            process.interrupt()
+            process.send(SIGINT)
             let deadline = ContinuousClock.now + .seconds(10)
             while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            if process.isRunning { process.send(SIGTERM) }
+            await process.exit()
             return process.terminationStatus
         }
     }
