@@ -17,6 +17,7 @@ extension CairnClient {
     public func close() async throws {
         await stopWork()
         await statusCenter.finish()
+        fileFolder.removeOpened()
         do { try store.close() } catch { throw CairnError.store(error) }
     }
 

@@ -37,6 +37,8 @@ extension CairnClient {
                 try store.wipe()
             }
         }
+        // Files kept before the store was encrypted are sealed now (once; each in one rename).
+        do { try client.fileFolder.sealLeftovers() } catch { throw CairnError.store(error) }
         try store.rememberIdentity(
             user: configuration.credentials.user, server: configuration.serverURL.absoluteString, project: configuration.project,
             device: configuration.device)

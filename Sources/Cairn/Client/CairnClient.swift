@@ -38,7 +38,7 @@ public final class CairnClient: Sendable {
         self.auth = auth
         self.statusCenter = StatusCenter()
         self.engine = SyncEngine(store: store, api: api, configuration: configuration, status: statusCenter)
-        self.fileFolder = FileFolder(store: configuration.store)
+        self.fileFolder = FileFolder(store: configuration.store, keys: store)
         self.fileCache = FileCache(store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter)
         self.fileUploader = FileUploader(
             store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter, cache: fileCache)

@@ -28,12 +28,21 @@ public enum StoreEncryption {
         try rewrite(storeAt: path, from: key, to: newKey)
     }
 
-    /// Encrypts a plaintext store in place under `key`.
+    /// Encrypts a plaintext store in place under `key`, then seals the files it keeps (queued uploads, cached
+    /// downloads), each replaced in one rename. Files not sealed yet when a process is killed are sealed when the
+    /// store next opens.
     public static func encrypt(storeAt path: String, with key: StoreKey) throws {
         guard try StoreFileKind.of(path) == .plaintext else {
             throw CairnError(.invalidArgument, "The store at \(path) is already encrypted (or missing): use rekey to change its key")
         }
         try rewrite(storeAt: path, from: nil, to: key)
+        do {
+            let store = try LocalStore.open(.file(path), configuration: StoreConfiguration(key: key))
+            defer { try? store.close() }
+            try FileFolder(store: .file(path), keys: store).sealLeftovers()
+        } catch {
+            throw CairnError.store(error)
+        }
     }
 
     /// Decrypts an encrypted store in place: afterwards it opens without a key.

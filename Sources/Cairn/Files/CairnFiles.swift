@@ -97,19 +97,60 @@ public struct CairnFiles: Sendable {
 
     /// The local file of `id` (a local id of a pending upload, or a server id), downloading it into the cache if
     /// needed. Read it before it may be evicted, or ``pin(_:)`` it.
+    ///
+    /// An encrypted store keeps its files encrypted, so for one this is a decrypted copy in a temporary folder of
+    /// the client's own, removed when the client closes or signs out. Prefer ``data(for:)``, ``read(_:chunk:_:)`` or
+    /// ``copy(_:to:)`` there: they never put the bytes on disk in the clear (except where ``copy(_:to:)`` is told).
     public func fileURL(for id: String) async throws -> URL {
-        try client.checkOpen()
-        return try await client.fileCache.url(for: id)
+        let kept = try await keptFile(id)
+        guard SealedFile.isSealed(kept) else { return kept }
+        let folder = client.fileFolder
+        do {
+            try FileManager.default.createDirectory(at: folder.opened, withIntermediateDirectories: true)
+            let copy = folder.opened.appendingPathComponent(id)
+            try folder.export(kept, to: copy)
+            return copy
+        } catch {
+            throw CairnError.storeFile(id, error)
+        }
     }
 
     /// The bytes of `id`, downloading the file into the cache if needed.
     public func data(for id: String) async throws -> Data {
-        let url = try await fileURL(for: id)
-        do {
-            return try Data(contentsOf: url, options: .mappedIfSafe)
-        } catch {
-            throw CairnError(.storeFailed, "The cached file \(id) could not be read", cause: error)
+        let kept = try await keptFile(id)
+        do { return try client.fileFolder.contents(of: kept) } catch { throw CairnError.storeFile(id, error) }
+    }
+
+    /// Hands the bytes of `id` to `body` in order, in chunks of at most `chunk` bytes, downloading the file into the
+    /// cache first if needed. An encrypted store's file is decrypted one segment at a time, never whole.
+    ///
+    /// ```swift
+    /// try await client.files.read(videoID) { chunk in try output.write(contentsOf: chunk) }
+    /// ```
+    public func read(_ id: String, chunk: Int = 1 << 20, _ body: (Data) async throws -> Void) async throws {
+        let kept = try await keptFile(id)
+        let reader: KeptFileReader
+        do { reader = try client.fileFolder.reader(kept) } catch { throw CairnError.storeFile(id, error) }
+        while true {
+            let next: Data?
+            do { next = try reader.next(upTo: max(1, chunk)) } catch { throw CairnError.storeFile(id, error) }
+            guard let next else { return }
+            try await body(next)
         }
+    }
+
+    /// Writes the bytes of `id` to `destination` (replacing what is there), downloading the file into the cache
+    /// first if needed: a hard link where the file system allows for a store in the clear, a decrypted copy for an
+    /// encrypted one.
+    public func copy(_ id: String, to destination: URL) async throws {
+        let kept = try await keptFile(id)
+        do { try client.fileFolder.export(kept, to: destination) } catch { throw CairnError.storeFile(id, error) }
+    }
+
+    /// The kept file of `id`, as the store keeps it (sealed in an encrypted store).
+    private func keptFile(_ id: String) async throws -> URL {
+        try client.checkOpen()
+        return try await client.fileCache.url(for: id)
     }
 
     /// Whether `id` is on this device now (no download needed).
@@ -117,7 +158,7 @@ public struct CairnFiles: Sendable {
 
     /// Keeps a downloaded file out of eviction (downloading it first), or lets it go again.
     public func pin(_ id: String, _ pinned: Bool = true) async throws {
-        if pinned { _ = try await fileURL(for: id) }
+        if pinned { _ = try await keptFile(id) }
         try client.store.pinFile(id, pinned)
         if !pinned { try await client.fileCache.evict() }
     }
@@ -231,5 +272,14 @@ public struct PendingFile: Sendable, Hashable, Identifiable {
         attempts = job.attempts
         error = job.error
         createdAt = job.createdAt
+    }
+}
+
+extension CairnError {
+    /// A kept file that could not be read or written: its own error when it has one (`store_corrupted`,
+    /// `key_required`), else `store_failed`.
+    static func storeFile(_ id: String, _ error: any Error) -> CairnError {
+        if let error = error as? CairnError { return error }
+        return CairnError(.storeFailed, "The kept file \(id) could not be read", cause: error)
     }
 }

@@ -77,36 +77,54 @@ actor FileCache {
         try folder.prepare()
         let partial = folder.cache.appendingPathComponent(id + ".partial")
         let finished = folder.cache.appendingPathComponent(id)
-        var offset = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int64) ?? 0
-        if offset > metadata.size {
+        let sealing = folder.writeSealing
+        if FileManager.default.fileExists(atPath: partial.path), SealedFile.isSealed(partial) != (sealing != nil) {
+            // Begun before the store was encrypted or decrypted: start again in the store's present form.
             try? FileManager.default.removeItem(at: partial)
-            offset = 0
         }
-        let start = offset
-        let reporter = ProgressReporter { [weak self] received in
-            Task { await self?.report(id, bytes: start + received, total: metadata.size) }
-        }
-        // The bytes are hashed as they arrive: no second read of a large file. A resumed download hashes what was
-        // kept first.
-        let hasher = StreamingSHA256()
-        let response: TransportResponse
-        if offset == metadata.size {
-            response = TransportResponse(status: 206, headers: [], body: Data())
-        } else {
-            if offset > 0 { try Self.hash(partial, upTo: offset, into: hasher) }
-            response = try await api.downloadFile(
-                fileID: id, from: offset, to: partial, timeout: configuration.fileTransferTimeout, progress: reporter.report,
-                received: { bytes in hasher.update(bytes) })
+        // A broken connection is tried again from what the file holds by then, never from where it began.
+        var attempt = 1
+        var offset: Int64
+        var hasher: StreamingSHA256
+        var response: TransportResponse
+        while true {
+            offset = (try? KeptFileWriter.resumableLength(of: partial, sealing: sealing)) ?? 0
+            if offset > metadata.size {
+                try? FileManager.default.removeItem(at: partial)
+                offset = 0
+            }
+            let start = offset
+            let reporter = ProgressReporter { [weak self] received in
+                Task { await self?.report(id, bytes: start + received, total: metadata.size) }
+            }
+            // The bytes are hashed as they arrive: no second read of a large file. A resumed download hashes what was
+            // kept first.
+            hasher = StreamingSHA256()
+            if offset == metadata.size {
+                response = TransportResponse(status: 206, headers: [], body: Data())
+                break
+            }
+            do {
+                if offset > 0 { try Self.hash(try folder.reader(partial, length: offset), into: hasher) }
+                let into = hasher
+                response = try await api.downloadFile(
+                    fileID: id, from: offset, to: partial, sealing: sealing, timeout: configuration.fileTransferTimeout,
+                    progress: reporter.report, received: { bytes in into.update(bytes) })
+                break
+            } catch let error as CairnError where error.isRetryable && configuration.retry.shouldRetry(after: attempt) {
+                attempt += 1
+                try await configuration.clock.sleep(for: configuration.retry.delay(beforeAttempt: attempt))
+            }
         }
         await report(id, bytes: metadata.size, total: metadata.size)
         await status.update { $0.fileTransfers[id] = nil }
         var hash = hasher.finalize()
         if response.status == 200, offset > 0 {
             // The server sent the whole file (it ignored the range): what was kept came first and must go.
-            try Self.dropPrefix(offset, of: partial)
-            hash = try Self.sha256(of: partial)
+            try Self.dropPrefix(offset, of: partial, in: folder)
+            hash = try Self.sha256(try folder.reader(partial))
         } else if offset == metadata.size {
-            hash = try Self.sha256(of: partial)
+            hash = try Self.sha256(try folder.reader(partial))
         }
         if let expected = metadata.sha256, hash != expected {
             try? FileManager.default.removeItem(at: partial)
@@ -150,39 +168,27 @@ actor FileCache {
         await status.update { $0.fileTransfers[id] = FileTransfer(direction: .download, name: id, bytes: bytes, totalBytes: max(total, bytes)) }
     }
 
-    /// Lowercase hex SHA-256 of a file, read in 1 MB chunks.
-    static func sha256(of url: URL) throws -> String {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
+    /// Lowercase hex SHA-256 of the clear bytes `reader` gives, read in 1 MB chunks.
+    static func sha256(_ reader: KeptFileReader) throws -> String {
         var hasher = SHA256()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
+        while let chunk = try reader.next(upTo: 1 << 20) { hasher.update(data: chunk) }
         return Hex.encode(hasher.finalize())
     }
 
-    /// Feeds the first `count` bytes of a file to `hasher`.
-    static func hash(_ url: URL, upTo count: Int64, into hasher: StreamingSHA256) throws {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        var left = count
-        while left > 0, let chunk = try handle.read(upToCount: Int(min(Int64(1 << 20), left))), !chunk.isEmpty {
-            chunk.withUnsafeBytes { hasher.update($0) }
-            left -= Int64(chunk.count)
-        }
+    /// Feeds the clear bytes `reader` gives to `hasher`.
+    static func hash(_ reader: KeptFileReader, into hasher: StreamingSHA256) throws {
+        while let chunk = try reader.next(upTo: 1 << 20) { chunk.withUnsafeBytes { hasher.update($0) } }
     }
 
-    /// Removes the first `count` bytes of a file, in place.
-    static func dropPrefix(_ count: Int64, of url: URL) throws {
+    /// Removes the first `count` bytes of a kept file, rewriting it beside itself and renaming it over.
+    static func dropPrefix(_ count: Int64, of url: URL, in folder: FileFolder) throws {
         let trimmed = url.appendingPathExtension("trim")
         try? FileManager.default.removeItem(at: trimmed)
-        FileManager.default.createFile(atPath: trimmed.path, contents: nil)
-        let reader = try FileHandle(forReadingFrom: url)
-        let writer = try FileHandle(forWritingTo: trimmed)
-        defer {
-            try? reader.close()
-            try? writer.close()
-        }
-        try reader.seek(toOffset: UInt64(count))
-        while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty { try writer.write(contentsOf: chunk) }
+        let reader = try folder.reader(url, offset: count)
+        let writer = try KeptFileWriter(trimmed, sealing: folder.writeSealing)
+        defer { try? writer.close() }
+        while let chunk = try reader.next(upTo: 1 << 20) { try writer.write(chunk) }
+        try writer.close()
         try FileManager.default.removeItem(at: url)
         try FileManager.default.moveItem(at: trimmed, to: url)
     }

@@ -16,6 +16,9 @@ actor FileUploader {
     private var running: [String: Task<Void, Never>] = [:]
     private var wake: Task<Void, Never>?
     private var stopped = false
+    /// The most bytes one request sends from a sealed file: a transport that cannot stream through decryption
+    /// (URLSession's body streams) holds one slice in memory.
+    static let sealedSliceBytes: Int64 = 16 << 20
     /// True while the network is metered (the app says so, from its platform's path monitor).
     private var metered = false
 
@@ -123,7 +126,7 @@ actor FileUploader {
         var job = job
         if job.sha256.isEmpty {
             // Hashed here, not when queued: queuing a large file returns at once.
-            job.sha256 = try FileCache.sha256(of: source)
+            job.sha256 = try FileCache.sha256(try folder.reader(source))
             try store.setFileSHA256(localID: job.localID, sha256: job.sha256)
         }
         var serverID = job.serverID
@@ -166,7 +169,12 @@ actor FileUploader {
             let offset = try await api.uploadOffset(fileID: fileID)
             await report(job, bytes: offset)
             if offset >= job.size { return }
-            let slice = TransportFileSlice(url: source, offset: offset, length: job.size - offset)
+            var slice = TransportFileSlice(url: source, offset: offset, length: job.size - offset)
+            // In an encrypted store the copy must be sealed; a decrypted one may still hold copies sealed before.
+            if let sealing = folder.writeSealing ?? (SealedFile.isSealed(source) ? folder.readSealing : nil) {
+                slice.sealing = sealing
+                slice.length = min(slice.length, Self.sealedSliceBytes)
+            }
             let reporter = ProgressReporter { [weak self] sent in
                 Task { await self?.report(job, bytes: offset + sent) }
             }

@@ -65,12 +65,13 @@ extension RemoteAPI {
     /// Appends the bytes of a completed file from `offset` on to `destination`, streamed, handing each chunk to
     /// `received` too.
     func downloadFile(
-        fileID: String, from offset: Int64, to destination: URL, timeout: Duration, progress: @escaping @Sendable (Int64) -> Void,
+        fileID: String, from offset: Int64, to destination: URL, sealing: FileSealing?, timeout: Duration,
+        progress: @escaping @Sendable (Int64) -> Void,
         received: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
     ) async throws -> TransportResponse {
         try await send(
             method: "GET", path: "\(filesPath)/\(fileID)/content", headers: offset > 0 ? [("Range", "bytes=\(offset)-")] : [],
-            accept: [200, 206], transfer: Transfer(downloadTo: destination, progress: progress, received: received, timeout: timeout))
+            accept: [200, 206], retries: false, transfer: Transfer(downloadTo: destination, sealing: sealing, progress: progress, received: received, timeout: timeout))
     }
 }
 

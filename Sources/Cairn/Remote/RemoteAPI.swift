@@ -113,6 +113,7 @@ struct RemoteAPI: Sendable {
     struct Transfer: Sendable {
         var upload: TransportFileSlice?
         var downloadTo: URL?
+        var sealing: FileSealing?
         var progress: (@Sendable (Int64) -> Void)?
         var received: (@Sendable (UnsafeRawBufferPointer) -> Void)?
         var timeout: Duration
@@ -135,6 +136,7 @@ struct RemoteAPI: Sendable {
             request.bodyFile = transfer?.upload
             request.progress = transfer?.progress
             request.received = transfer?.received
+            request.downloadSealing = transfer?.sealing
             let response: TransportResponse
             if let destination = transfer?.downloadTo {
                 response = try await transport.download(request, to: destination)

@@ -27,6 +27,8 @@ final class LocalStore: Sendable {
 
     /// Facts about the store: owner, server, schema, client id.
     let metaTable = MetaTable()
+    /// The key of the store's sealed files (``fileSealing``).
+    let fileKey = Mutex<FileSealing?>(nil)
     /// Pull cursors and resync state.
     let cursors = CursorTable()
     /// The upload queue and attempt counts.
@@ -92,6 +94,7 @@ final class LocalStore: Sendable {
             (try metaTable.value(db, .schema), try metaTable.value(db, .clientID))
         }
         let schema = schemaText.flatMap { try? CairnJSON.decode(Schema.self, from: Array($0.utf8)) }
+        try loadFileSealing()
         loaded.withLock {
             $0 = Loaded(clientID: clientID)
             $0.use(schema)
@@ -190,9 +193,13 @@ final class LocalStore: Sendable {
     /// Deletes every record, queue entry, cursor and remembered identity: the store is as new. Walks ``registry``.
     func wipe() throws {
         let tables = registry
+        let sealing = configuration.key == nil ? nil : FileSealing.generate()
         try writer.write { db in
             for table in tables { try table.wipe(db) }
+            // A new files key: whatever an old file's bytes still say on the disk, no key left here opens them.
+            try metaTable.set(db, .fileKey, sealing?.hex)
         }
+        fileKey.withLock { $0 = sealing }
         loaded.withLock { $0 = Loaded() }
     }
 }

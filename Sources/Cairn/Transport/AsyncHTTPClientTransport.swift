@@ -85,17 +85,18 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
                 let body = try await response.body.collect(upTo: 1 << 20)
                 return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(buffer: body))
             }
-            let handle = try FileAppender.open(destination)
-            defer { try? handle.close() }
+            let file = try request.openDownload(destination)
+            defer { try? file.close() }
             var received: Int64 = 0
             for try await chunk in response.body {
                 try chunk.withUnsafeReadableBytes { bytes in
-                    try handle.write(contentsOf: bytes)
+                    try file.write(bytes)
                     request.received?(bytes)
                 }
                 received += Int64(chunk.readableBytes)
                 request.progress?(received)
             }
+            try file.close()
             return TransportResponse(status: Int(response.status.code), headers: headers, body: Data())
         } catch let error as CairnError {
             throw error
@@ -175,7 +176,7 @@ struct FileChunks: AsyncSequence, Sendable {
     final class AsyncIterator: AsyncIteratorProtocol {
         let slice: TransportFileSlice
         let progress: (@Sendable (Int64) -> Void)?
-        var handle: FileHandle?
+        var reader: KeptFileReader?
         var sent: Int64 = 0
 
         init(slice: TransportFileSlice, progress: (@Sendable (Int64) -> Void)?) {
@@ -184,26 +185,15 @@ struct FileChunks: AsyncSequence, Sendable {
         }
 
         func next() async throws -> ByteBuffer? {
-            guard sent < slice.length else {
-                try? handle?.close()
-                handle = nil
+            if reader == nil { reader = try slice.reader() }
+            guard let data = try reader?.next(upTo: FileChunks.chunk) else {
+                reader = nil
                 return nil
-            }
-            if handle == nil {
-                let opened = try FileHandle(forReadingFrom: slice.url)
-                try opened.seek(toOffset: UInt64(slice.offset))
-                handle = opened
-            }
-            let count = Int(Swift.min(Int64(FileChunks.chunk), slice.length - sent))
-            guard let data = try handle?.read(upToCount: count), !data.isEmpty else {
-                throw CairnError(.invalidArgument, "\(slice.url.lastPathComponent) ended before the bytes to send")
             }
             sent += Int64(data.count)
             progress?(sent)
             return ByteBuffer(data: data)
         }
-
-        deinit { try? handle?.close() }
     }
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(slice: slice, progress: progress) }

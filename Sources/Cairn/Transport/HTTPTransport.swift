@@ -16,6 +16,8 @@ public struct TransportRequest: Sendable {
     public var progress: (@Sendable (Int64) -> Void)?
     /// Called with each chunk of a download's body as it is written, in order (to hash it on the way).
     public var received: (@Sendable (UnsafeRawBufferPointer) -> Void)?
+    /// The key that seals a download's file when the store is encrypted (see ``openDownload(_:)``).
+    var downloadSealing: FileSealing?
     /// The time limit of the request, then `timed_out` (default 30 seconds; the SDK passes
     /// ``CairnConfiguration/requestTimeout``): a deadline for the whole exchange on AsyncHTTPClient, the idle
     /// interval on URLSession. The live-notice stream passes a day.
@@ -36,14 +38,24 @@ public struct TransportRequest: Sendable {
     }
 }
 
+extension TransportRequest {
+    /// Opens the file a download's body goes to (made when missing, appended to otherwise), encrypting what is
+    /// written when the store is encrypted. Transports write the 2xx body through it, then close it.
+    public func openDownload(_ destination: URL) throws -> KeptFileWriter {
+        try KeptFileWriter(destination, sealing: downloadSealing)
+    }
+}
+
 /// A byte range of a file on disk, sent as a request body.
 public struct TransportFileSlice: Sendable, Hashable {
-    /// The file.
+    /// The file. An encrypted store keeps it encrypted: read the bytes to send with ``read(chunk:_:)``.
     public var url: URL
     /// The bytes to send: `offset ..< offset + length`.
     public var offset: Int64
     /// How many bytes to send.
     public var length: Int64
+    /// The key of the file when the store keeps it sealed (then it must be sealed).
+    var sealing: FileSealing?
 
     /// The bytes `offset ..< offset + length` of the file at `url`.
     public init(url: URL, offset: Int64, length: Int64) {
@@ -52,20 +64,21 @@ public struct TransportFileSlice: Sendable, Hashable {
         self.length = length
     }
 
-    /// Reads the slice in chunks of at most `chunk` bytes, handing each to `body` in order.
+    /// Reads the slice in chunks of at most `chunk` bytes, in the clear, handing each to `body` in order.
     public func read(chunk: Int = 256 * 1024, _ body: (Data) async throws -> Void) async throws {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        try handle.seek(toOffset: UInt64(offset))
-        var left = length
-        while left > 0 {
+        let reader = try reader()
+        while let data = try reader.next(upTo: chunk) {
             try Task.checkCancellation()
-            guard let data = try handle.read(upToCount: Int(min(Int64(chunk), left))), !data.isEmpty else {
-                throw CairnError(.invalidArgument, "\(url.lastPathComponent) ended before the bytes to send")
-            }
-            left -= Int64(data.count)
             try await body(data)
         }
+    }
+
+    /// A reader of the slice's bytes in the clear.
+    func reader() throws -> KeptFileReader {
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw CairnError(.invalidArgument, "\(url.lastPathComponent) cannot be read")
+        }
+        return try KeptFileReader(url, sealing: sealing, offset: offset, length: length, requireSealed: sealing != nil)
     }
 }
 
@@ -102,8 +115,8 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: TransportRequest) async throws -> TransportResponse
     /// Opens a stream of body chunks (for Server-Sent Events); the stream ends when the connection does.
     func stream(_ request: TransportRequest) async throws -> (status: Int, chunks: AsyncThrowingStream<Data, any Error>)
-    /// Sends a request and, for a 2xx answer, appends the body to the file at `destination` (made if missing) as it
-    /// arrives, reporting bytes received through ``TransportRequest/progress``; the returned response's body is then
+    /// Sends a request and, for a 2xx answer, appends the body to the file at `destination` as it arrives, through
+    /// ``TransportRequest/openDownload(_:)`` (which encrypts it for an encrypted store), reporting bytes received through ``TransportRequest/progress``; the returned response's body is then
     /// empty. Any other answer's body is returned whole, and the file is left alone.
     func download(_ request: TransportRequest, to destination: URL) async throws -> TransportResponse
 }
@@ -114,29 +127,11 @@ extension HTTPTransport {
     public func download(_ request: TransportRequest, to destination: URL) async throws -> TransportResponse {
         let response = try await send(request)
         guard (200..<300).contains(response.status) else { return response }
-        try FileAppender.append(response.body, to: destination)
+        let file = try request.openDownload(destination)
+        try file.write(response.body)
+        try file.close()
         response.body.withUnsafeBytes { request.received?($0) }
         request.progress?(Int64(response.body.count))
         return TransportResponse(status: response.status, headers: response.headers, body: Data())
-    }
-}
-
-/// Appends bytes to a file, making it when missing.
-enum FileAppender {
-    static func open(_ url: URL) throws -> FileHandle {
-        if !FileManager.default.fileExists(atPath: url.path) {
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                throw CairnError(.storeFailed, "\(url.lastPathComponent) could not be created")
-            }
-        }
-        let handle = try FileHandle(forWritingTo: url)
-        try handle.seekToEnd()
-        return handle
-    }
-
-    static func append(_ data: Data, to url: URL) throws {
-        let handle = try open(url)
-        defer { try? handle.close() }
-        try handle.write(contentsOf: data)
     }
 }

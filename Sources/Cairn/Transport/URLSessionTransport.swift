@@ -14,10 +14,20 @@ public struct URLSessionTransport: HTTPTransport {
     /// `network_unavailable`, all but `cancelled` retryable).
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         do {
-            let (data, response) = try await session.data(for: urlRequest(request))
+            var prepared = urlRequest(request)
+            if let slice = request.bodyFile, slice.sealing != nil {
+                // An encrypted store's file is decrypted in memory, one slice per request: the uploader sends at most
+                // ``FileUploader/sealedSliceBytes`` at a time from such a file.
+                var body = Data(capacity: Int(slice.length))
+                try await slice.read { body.append($0) }
+                prepared.httpBody = body
+            }
+            let (data, response) = try await session.data(for: prepared)
             if let slice = request.bodyFile { request.progress?(slice.length) }
             let http = response as? HTTPURLResponse
             return TransportResponse(status: http?.statusCode ?? 0, headers: headers(http), body: data)
+        } catch let error as CairnError {
+            throw error
         } catch {
             throw Self.map(error)
         }
@@ -61,22 +71,23 @@ public struct URLSessionTransport: HTTPTransport {
                 for try await byte in bytes where body.count < 1 << 20 { body.append(byte) }
                 return TransportResponse(status: status, headers: headers(http), body: body)
             }
-            let handle = try FileAppender.open(destination)
-            defer { try? handle.close() }
+            let file = try request.openDownload(destination)
+            defer { try? file.close() }
             var buffer = Data()
             buffer.reserveCapacity(64 * 1024)
             var received: Int64 = 0
             for try await byte in bytes {
                 buffer.append(byte)
                 if buffer.count == 64 * 1024 {
-                    try handle.write(contentsOf: buffer)
+                    try file.write(buffer)
                     buffer.withUnsafeBytes { request.received?($0) }
                     received += Int64(buffer.count)
                     request.progress?(received)
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
-            try handle.write(contentsOf: buffer)
+            try file.write(buffer)
+            try file.close()
             buffer.withUnsafeBytes { request.received?($0) }
             request.progress?(received + Int64(buffer.count))
             return TransportResponse(status: status, headers: headers(http), body: Data())
@@ -91,7 +102,7 @@ public struct URLSessionTransport: HTTPTransport {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
-        if let slice = request.bodyFile, let stream = InputStream(url: slice.url) {
+        if let slice = request.bodyFile, slice.sealing == nil, let stream = InputStream(url: slice.url) {
             // The stream starts at the slice's offset; Content-Length stops it at the slice's end.
             stream.setProperty(NSNumber(value: slice.offset), forKey: .fileCurrentOffsetKey)
             urlRequest.httpBodyStream = stream

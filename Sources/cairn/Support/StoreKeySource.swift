@@ -16,14 +16,8 @@ enum StoreKeySource {
     /// A passphrase, or a raw key written as `raw:` and 64 hex digits.
     static func key(fromText text: String) throws -> StoreKey {
         guard text.hasPrefix("raw:") else { return .passphrase(text) }
-        let hex = Array(text.dropFirst(4).utf8)
-        guard hex.count == 64 else { throw CLIError("a raw store key is raw: and 64 hex digits") }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: 64, by: 2) {
-            guard let byte = UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16) else {
-                throw CLIError("a raw store key is raw: and 64 hex digits")
-            }
-            bytes.append(byte)
+        guard let bytes = Hex.decode(String(text.dropFirst(4))), bytes.count == 32 else {
+            throw CLIError("a raw store key is raw: and 64 hex digits")
         }
         return try StoreKey.raw(bytes)
     }

@@ -1,11 +1,15 @@
 import GRDB
 
 /// Facts about the store as a whole, by key (`cairn_meta`): whose it is, its server, project and device, the last
-/// schema and its ETag, and the id the server gave this client.
+/// schema and its ETag, the id the server gave this client, and the key of its sealed files.
 struct MetaTable: StoreTable {
     /// What the table remembers.
     enum Key: String, Sendable, CaseIterable {
         case schema, schemaETag = "schema_etag", user, server, project, clientID = "client_id", device
+        /// The hex key that seals the store's files (``FileSealing``); kept only inside an encrypted store.
+        case fileKey = "file_key"
+        /// Set once every file in the store's folder is sealed (files kept before the store was encrypted included).
+        case filesSealed = "files_sealed"
     }
 
     var tableNames: [String] { ["cairn_meta"] }
