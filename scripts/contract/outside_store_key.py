@@ -6,7 +6,10 @@ Makes a plaintext store with `cairn sync`, puts a record holding a random marker
 store's folder for the marker as UTF-8, UTF-16 (both byte orders), base64 and hex: nothing may be found, also after
 a `cairn sync --watch` holding the store is killed with SIGKILL (leaving its WAL behind). A wrong passphrase must
 fail with wrong_key and exit 1, a missing one with key_required; after `cairn store rekey`, the old passphrase fails
-and the new one reads the marker.
+and the new one reads the marker. Files go the same way: a file holding the marker, uploaded through `cairn files
+upload` before the store is encrypted, is sealed by `cairn store encrypt`; another one uploaded and then downloaded
+through the encrypted store (to standard output and to a file outside the store's folder) comes back byte for byte,
+and neither is readable in the store's files folder.
 """
 import base64
 import json
@@ -76,8 +79,18 @@ with open(os.path.join(here, "schema.json")) as handle:
     schema = json.load(handle)
 collection, field = next((c["name"], f["name"]) for c in schema["collections"] for f in c["fields"] if f["type"] == "string")
 
+def marker_file(name):
+    outside = tempfile.mkdtemp(prefix="cairn-outside-file-")
+    path = os.path.join(outside, name)
+    with open(path, "wb") as handle:
+        handle.write(b"".join(f"{marker} line {index}\n".encode() for index in range(20000)))
+    return path
+
+
 run("sync", "--store", store, "--server", base, "--project", "field", "--user", "ada")
 run("put", "--store", store, collection, "outside-key-1", json.dumps({field: marker}))
+first_file = marker_file("first.txt")
+first_id = run("files", "upload", "--store", store, first_file).stdout.strip()
 markers_on_disk("before encrypt", expect_none=False)
 first_key = key_file("first.key", "outside passphrase " + uuid.uuid4().hex)
 run("store", "encrypt", "--store", store, "--new-key-file", first_key)
@@ -86,6 +99,22 @@ run("sync", "--store", store, "--key-file", first_key)
 run("put", "--store", store, collection, "outside-key-2", json.dumps({field: marker + " again"}),
     extra={"CAIRN_STORE_KEY": open(first_key).read().strip()})
 markers_on_disk("after a put through CAIRN_STORE_KEY")
+
+second_file = marker_file("second.txt")
+second_id = run("files", "upload", "--store", store, "--key-file", first_key, second_file).stdout.strip()
+markers_on_disk("after an upload through the encrypted store")
+for file_id, source in ((first_id, first_file), (second_id, second_file)):
+    expected = open(source, "rb").read()
+    streamed = subprocess.run([cairn, "files", "download", "--store", store, "--key-file", first_key, file_id, "-o", "-"],
+                              capture_output=True, env=environment, stdin=subprocess.DEVNULL, timeout=60)
+    if streamed.returncode != 0 or streamed.stdout != expected:
+        fail(f"`cairn files download {file_id} -o -` did not give back the uploaded bytes: {streamed.stderr.decode()}")
+    copy = os.path.join(os.path.dirname(source), "copy.txt")
+    run("files", "download", "--store", store, "--key-file", first_key, file_id, "-o", copy)
+    if open(copy, "rb").read() != expected:
+        fail(f"`cairn files download {file_id} -o FILE` did not write the uploaded bytes")
+    shutil.rmtree(os.path.dirname(source), ignore_errors=True)
+markers_on_disk("after downloads through the encrypted store")
 
 # A watcher holds the store open; a put wakes it; SIGKILL leaves the WAL behind.
 watcher = subprocess.Popen([cairn, "sync", "--watch", "--store", store, "--key-file", first_key], env=environment,
@@ -131,5 +160,5 @@ if marker not in run(*query, "--key-file", second_key).stdout:
     fail("the new key does not read the record after rekey")
 markers_on_disk("after rekey")
 shutil.rmtree(folder, ignore_errors=True)
-print("outside store key: encrypted, synced 3 records, no marker on disk in 6 forms (also with a WAL left by SIGKILL), "
-      "wrong_key and key_required refused, rekey checked")
+print("outside store key: encrypted, synced 3 records and 2 files, no marker on disk in 6 forms (also with a WAL left by "
+      "SIGKILL), files downloaded byte for byte, wrong_key and key_required refused, rekey checked")

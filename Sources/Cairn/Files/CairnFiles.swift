@@ -147,6 +147,9 @@ public struct CairnFiles: Sendable {
         do { try client.fileFolder.export(kept, to: destination) } catch { throw CairnError.storeFile(id, error) }
     }
 
+    /// Makes `id` available offline: downloads it into the cache unless it is already on this device.
+    public func download(_ id: String) async throws { _ = try await keptFile(id) }
+
     /// The kept file of `id`, as the store keeps it (sealed in an encrypted store).
     private func keptFile(_ id: String) async throws -> URL {
         try client.checkOpen()

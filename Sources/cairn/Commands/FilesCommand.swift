@@ -111,23 +111,21 @@ struct FilesDownload: AsyncParsableCommand {
     func run() async throws {
         let client = try await options.open(connect: true)
         let metadata = try await CLIError.wrap("cannot read file \(id)") { try await client.files.metadata(id) }
-        let cached = try await TransferProgress.watching(client, id: { [id] in id }, label: "download \(metadata.name)") {
-            try await CLIError.wrap("cannot download \(id)") { try await client.files.fileURL(for: id) }
+        // Into the store's cache first (with progress), then out of it: decrypted, for an encrypted store.
+        _ = try await TransferProgress.watching(client, id: { [id] in id }, label: "download \(metadata.name)") {
+            try await CLIError.wrap("cannot download \(id)") { try await client.files.download(id) }
         }
         if output == "-" {
-            let handle = try FileHandle(forReadingFrom: cached)
-            defer { try? handle.close() }
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { FileHandle.standardOutput.write(chunk) }
+            try await CLIError.wrap("cannot read \(id)") {
+                try await client.files.read(id) { FileHandle.standardOutput.write($0) }
+            }
             return
         }
         // The name is the server's metadata: only its last component is used, never a path it spells.
         let fallback = (metadata.name as NSString).lastPathComponent
         let destination = URL(fileURLWithPath: output ?? (fallback.isEmpty || fallback == ".." || fallback == "." ? metadata.id : fallback))
-        try CLIError.wrap("cannot write \(destination.path)") {
-            try? FileManager.default.removeItem(at: destination)
-            // A hard link where the file system allows: no second copy of a large file.
-            do { try FileManager.default.linkItem(at: cached, to: destination) } catch { try FileManager.default.copyItem(at: cached, to: destination) }
-        }
+        // A hard link where the file system allows (no second copy of a large file); a decrypted copy otherwise.
+        try await CLIError.wrap("cannot write \(destination.path)") { try await client.files.copy(id, to: destination) }
         print("\(destination.path)\t\(metadata.size) bytes\tsha256 \(metadata.sha256 ?? "")")
     }
 }
