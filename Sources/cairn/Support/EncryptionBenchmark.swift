@@ -3,12 +3,13 @@ import CairnProtocol
 import Foundation
 
 /// Measures what a store key costs, plaintext and encrypted stores side by side in one run: the initial pull of
-/// `pullRecords` records from a `cairn serve` child process, indexed lookups among `lookupRecords` local records,
-/// and re-keying the encrypted lookup store. Encrypted stores use a raw key (a passphrase adds PBKDF2's time once per
+/// `pullRecords` records from a `cairn serve` child process, the download of a `fileMegabytes` file from it into the
+/// store's file cache, indexed lookups among `lookupRecords` local records, and re-keying the encrypted lookup store. Encrypted stores use a raw key (a passphrase adds PBKDF2's time once per
 /// open, which is reported apart).
 struct EncryptionBenchmark {
     let pullRecords: Int
     let lookupRecords: Int
+    let fileMegabytes: Int
     let rounds: Int
     let log: (String) -> Void
     let password = UUID().uuidString
@@ -19,7 +20,10 @@ struct EncryptionBenchmark {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var figures: [String: JSONValue] = ["pullRecords": .integer(Int64(pullRecords)), "lookupRecords": .integer(Int64(lookupRecords))]
-        figures.merge(try await measurePull(directory)) { $1 }
+        let server = try await SyncBenchmark.startServer(in: directory.appendingPathComponent("server"), users: ["bench"], password: password)
+        defer { server.stop() }
+        figures.merge(try await measurePull(directory, server: server)) { $1 }
+        figures.merge(try await measureDownload(directory, server: server)) { $1 }
         figures.merge(try await measureLookups(directory)) { $1 }
         // What a passphrase adds to each open: PBKDF2-SHA256's 600,000 rounds.
         let small = directory.appendingPathComponent("passphrase.sqlite")
@@ -35,20 +39,24 @@ struct EncryptionBenchmark {
 
     // MARK: Initial pull
 
-    private func measurePull(_ directory: URL) async throws -> [String: JSONValue] {
-        let server = try await SyncBenchmark.startServer(in: directory.appendingPathComponent("server"), users: ["bench"], password: password)
-        defer { server.stop() }
+    private func clientConfiguration(_ server: ServerProcess, store path: String, encrypted: Bool) -> CairnConfiguration {
+        var configuration = CairnConfiguration(
+            serverURL: server.baseURL, project: SyncBenchmark.project, device: "bench", credentials: .password(user: "bench", password: password),
+            store: .file(path))
+        configuration.storeKey = encrypted ? key : nil
+        configuration.fileCacheBytes = Int64(fileMegabytes + 1) << 20
+        return configuration
+    }
+
+    private func measurePull(_ directory: URL, server: ServerProcess) async throws -> [String: JSONValue] {
         let http = RawHTTP(baseURL: server.baseURL)
         try await SyncBenchmark.pushRaw(http, token: try await http.login("bench", password: password), records: pullRecords, batchSize: 1000)
         log("server holds \(pullRecords) records")
         var seconds: [Bool: [Double]] = [false: [], true: []]
         for round in 0..<rounds {
             for encrypted in [false, true] {
-                var configuration = CairnConfiguration(
-                    serverURL: server.baseURL, project: SyncBenchmark.project, device: "bench",
-                    credentials: .password(user: "bench", password: password),
-                    store: .file(directory.appendingPathComponent("pull-\(round)-\(encrypted).sqlite").path))
-                configuration.storeKey = encrypted ? key : nil
+                let configuration = clientConfiguration(
+                    server, store: directory.appendingPathComponent("pull-\(round)-\(encrypted).sqlite").path, encrypted: encrypted)
                 let start = ContinuousClock.now
                 let client = try await CairnClient.open(configuration)
                 try await client.sync()
@@ -65,6 +73,50 @@ struct EncryptionBenchmark {
         return [
             "pullSecondsPlain": .number(BenchTiming.rounded(plain)), "pullSecondsEncrypted": .number(BenchTiming.rounded(encrypted)),
             "pullEncryptedToPlain": .number(BenchTiming.rounded(encrypted / plain)),
+        ]
+    }
+
+    // MARK: A large file download
+
+    /// Uploads one file of `fileMegabytes` MB, then downloads it into fresh stores' caches, plaintext and encrypted in
+    /// turn: the cache of an encrypted store seals it segment by segment as it arrives.
+    private func measureDownload(_ directory: URL, server: ServerProcess) async throws -> [String: JSONValue] {
+        let source = directory.appendingPathComponent("large.bin")
+        FileManager.default.createFile(atPath: source.path, contents: nil)
+        let writer = try FileHandle(forWritingTo: source)
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<fileMegabytes {
+            for index in stride(from: 0, to: chunk.count, by: 8) { withUnsafeBytes(of: generator.next()) { chunk.replaceSubrange(index..<index + 8, with: $0) } }
+            try writer.write(contentsOf: chunk)
+        }
+        try writer.close()
+        let uploader = try await CairnClient.open(clientConfiguration(server, store: directory.appendingPathComponent("upload.sqlite").path, encrypted: false))
+        let localID = try uploader.files.upload(from: source, name: "large.bin")
+        await uploader.files.waitForUploads()
+        guard let id = try uploader.files.upload(localID)?.serverID else { throw CLIError("the \(fileMegabytes) MB file did not upload") }
+        try await uploader.close()
+        try FileManager.default.removeItem(at: source)
+        log("server holds a \(fileMegabytes) MB file")
+
+        var seconds: [Bool: [Double]] = [false: [], true: []]
+        for round in 0..<rounds {
+            for encrypted in [false, true] {
+                let path = directory.appendingPathComponent("download-\(round)-\(encrypted).sqlite").path
+                let client = try await CairnClient.open(clientConfiguration(server, store: path, encrypted: encrypted))
+                let start = ContinuousClock.now
+                try await client.files.download(id)
+                seconds[encrypted, default: []].append(BenchTiming.seconds(since: start))
+                try await client.signOut()
+            }
+        }
+        let plain = median(seconds[false]!), encrypted = median(seconds[true]!)
+        log(String(format: "download of a %d MB file into the cache: %.2f s plaintext, %.2f s encrypted (%+.1f%%)", fileMegabytes, plain, encrypted,
+                   (encrypted / plain - 1) * 100))
+        return [
+            "downloadMegabytes": .integer(Int64(fileMegabytes)),
+            "downloadSecondsPlain": .number(BenchTiming.rounded(plain)), "downloadSecondsEncrypted": .number(BenchTiming.rounded(encrypted)),
+            "downloadEncryptedToPlain": .number(BenchTiming.rounded(encrypted / plain)),
         ]
     }
 
