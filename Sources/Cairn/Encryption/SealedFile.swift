@@ -81,7 +81,7 @@ enum SealedFile {
         return data
     }
 
-    static func seal(_ plaintext: Data, fileID: Data, index: Int64, isLast: Bool, with sealing: FileSealing) throws -> Data {
+    static func seal(_ plaintext: some DataProtocol, fileID: Data, index: Int64, isLast: Bool, with sealing: FileSealing) throws -> Data {
         try AES.GCM.seal(plaintext, using: sealing.key, authenticating: authenticatedData(fileID: fileID, index: index, isLast: isLast))
             .combined!
     }

@@ -13,7 +13,24 @@ enum StoreCipher {
     /// One store's key, handed to the VFS as an opaque pointer and retained by every file that uses it.
     final class Context: Sendable {
         let key: SymmetricKey
+        /// The nonce's fields: 64 random bits drawn when the context is made (and again every 2^32 blocks), then a
+        /// 32-bit count of the blocks sealed (NIST SP 800-38D's deterministic construction, section 8.2.1). A random
+        /// draw per block would cost a system call on every page written.
+        private let nonceFields = Mutex<(fixed: UInt64, count: UInt32)>((UInt64.random(in: .min ... .max), 0))
+
         init(key: SymmetricKey) { self.key = key }
+
+        /// A nonce never given before under this context.
+        func nextNonce() throws -> AES.GCM.Nonce {
+            let (fixed, count) = nonceFields.withLock { fields -> (UInt64, UInt32) in
+                if fields.count == .max { fields = (UInt64.random(in: .min ... .max), 0) }
+                fields.count += 1
+                return (fields.fixed, fields.count)
+            }
+            return try withUnsafeBytes(of: (fixed.bigEndian, count.bigEndian)) { bytes in
+                try AES.GCM.Nonce(data: UnsafeRawBufferPointer(rebasing: bytes[0..<12]))
+            }
+        }
     }
 
     /// Installs the VFS once per process, in front of SQLite's default VFS (files not registered pass through).
@@ -31,12 +48,11 @@ enum StoreCipher {
             let cipher = Unmanaged<Context>.fromOpaque(context).takeUnretainedValue()
             do {
                 let box = try AES.GCM.seal(
-                    UnsafeRawBufferPointer(start: plaintext, count: Int(length)), using: cipher.key, nonce: AES.GCM.Nonce(),
+                    UnsafeRawBufferPointer(start: plaintext, count: Int(length)), using: cipher.key, nonce: try cipher.nextNonce(),
                     authenticating: UnsafeRawBufferPointer(start: aad, count: Int(CAIRN_STORE_AAD_SIZE)))
-                let count = Int(length)
-                box.nonce.withUnsafeBytes { output.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: 12) }
-                box.ciphertext.copyBytes(to: output + 12, count: count)
-                box.tag.copyBytes(to: output + 12 + count, count: 16)
+                // The block's layout is the box's: nonce | ciphertext | tag.
+                guard let combined = box.combined, combined.count == Int(length) + 28 else { return 1 }
+                combined.copyBytes(to: output, count: combined.count)
                 return 0
             } catch {
                 return 1
@@ -47,10 +63,7 @@ enum StoreCipher {
             let cipher = Unmanaged<Context>.fromOpaque(context).takeUnretainedValue()
             let count = Int(length)
             do {
-                let box = try AES.GCM.SealedBox(
-                    nonce: AES.GCM.Nonce(data: UnsafeRawBufferPointer(start: input, count: 12)),
-                    ciphertext: UnsafeRawBufferPointer(start: input + 12, count: count),
-                    tag: UnsafeRawBufferPointer(start: input + 12 + count, count: 16))
+                let box = try AES.GCM.SealedBox(combined: UnsafeRawBufferPointer(start: input, count: count + 28))
                 let opened = try AES.GCM.open(
                     box, using: cipher.key, authenticating: UnsafeRawBufferPointer(start: aad, count: Int(CAIRN_STORE_AAD_SIZE)))
                 opened.copyBytes(to: plaintext, count: count)

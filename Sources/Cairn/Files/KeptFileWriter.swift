@@ -38,6 +38,7 @@ public final class KeptFileWriter {
             startLength = Int64(try handle.seekToEnd())
             return
         }
+        pending.reserveCapacity(SealedFile.segmentSize)
         startLength = try Self.takeUp(handle, sealing: sealing, fileID: &fileID, nextIndex: &nextIndex, pending: &pending)
     }
 
@@ -59,16 +60,19 @@ public final class KeptFileWriter {
             try handle.write(contentsOf: bytes)
             return
         }
-        pending.append(contentsOf: bytes)
-        // The last segment waits for close(): it is sealed as the last one.
-        var start = pending.startIndex
-        while pending.endIndex - start > SealedFile.segmentSize {
-            let segment = pending[start..<(start + SealedFile.segmentSize)]
-            try handle.write(contentsOf: try SealedFile.seal(Data(segment), fileID: fileID, index: nextIndex, isLast: false, with: sealing))
-            nextIndex += 1
-            start += SealedFile.segmentSize
+        // The last segment waits for close(), or for more bytes: it is sealed as the last one. `pending` never holds
+        // more than a segment, so each byte is copied once before it is sealed.
+        var input = bytes[...]
+        while !input.isEmpty {
+            if pending.count == SealedFile.segmentSize {
+                try handle.write(contentsOf: try SealedFile.seal(pending, fileID: fileID, index: nextIndex, isLast: false, with: sealing))
+                nextIndex += 1
+                pending.removeAll(keepingCapacity: true)
+            }
+            let take = min(SealedFile.segmentSize - pending.count, input.count)
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: input.prefix(take)))
+            input = input.dropFirst(take)
         }
-        if start != pending.startIndex { pending = Data(pending[start...]) }
     }
 
     /// Appends `data`.
