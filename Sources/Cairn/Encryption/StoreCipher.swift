@@ -92,6 +92,8 @@ enum StoreCipher {
 /// Keeps a database path encrypted under one key while it lives; several opens of one path share it.
 final class StoreCipherRegistration: Sendable {
     let path: String
+    /// The store's page size (the header's): SQLite must use it, so that each page is one block.
+    let pageSize: Int
 
     private static let counts = Mutex<[String: Int]>([:])
 
@@ -99,6 +101,7 @@ final class StoreCipherRegistration: Sendable {
     init(path: String, key: SymmetricKey, header: StoreHeader) throws {
         try StoreCipher.install()
         self.path = path
+        self.pageSize = Int(header.pageSize)
         let context = Unmanaged.passRetained(StoreCipher.Context(key: key))
         defer { context.release() }
         let bytes = header.encoded(checking: key)

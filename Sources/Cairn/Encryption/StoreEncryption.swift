@@ -60,7 +60,7 @@ public enum StoreEncryption {
         let source = try StoreKeying.register(path: path, key: key)
         let copy = path + ".rekey"
         try StoreKeying.removeLeftovers(of: path)
-        let target = try newKey.map { try StoreKeying.register(path: copy, key: $0) }
+        let target = try newKey.flatMap { try StoreKeying.register(path: copy, key: $0) }
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             SQLiteFunctions.register(db)
@@ -76,6 +76,8 @@ public enum StoreEncryption {
                 if let checkpoint, (checkpoint[0] as Int?) == 1 {
                     throw CairnError(.storeFailed, "The store is in use by another process; close it and try again")
                 }
+                // The copy is written with the page size its header records (VACUUM INTO takes it from here).
+                if let target { try db.execute(sql: "PRAGMA page_size = \(target.pageSize)") }
                 try db.execute(sql: "VACUUM INTO ?", arguments: [copy])
             }
             try database.close()

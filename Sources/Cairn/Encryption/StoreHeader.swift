@@ -21,7 +21,8 @@ struct StoreHeader: Equatable {
     static let magic = Data("CairnEncrypted1\0".utf8)
     /// The first 16 bytes of every plaintext SQLite database.
     static let sqliteMagic = Data("SQLite format 3\0".utf8)
-    static let pageSize = 4096
+    /// The page size of new encrypted stores: 8 KB, half as many blocks to seal and open as SQLite's 4 KB default.
+    static let pageSize = 8192
 
     var derivation: UInt8
     var rounds: UInt32

@@ -27,7 +27,11 @@ extension LocalStore {
             database.prepareDatabase { db in
                 SQLiteFunctions.register(db)
                 // Sorts and temporary tables stay in memory, where the store cipher has nothing to protect.
-                if lease.cipher != nil { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
+                if let cipher = lease.cipher {
+                    try db.execute(sql: "PRAGMA temp_store = MEMORY")
+                    // A new store takes the header's page size (an existing one keeps its own, which is the same).
+                    try db.execute(sql: "PRAGMA page_size = \(cipher.pageSize)")
+                }
                 try db.execute(sql: "PRAGMA cache_size = -8192")
                 // Checkpoint the WAL every 16 MB rather than every 4 MB: sync bookkeeping rewrites the same pages
                 // often, and a sync ends with a checkpoint of its own (see `checkpoint()`).

@@ -34,6 +34,11 @@ struct StoreCipherTests {
         }
     }
 
+    /// The page size SQLite uses for `store`.
+    static func pageSize(_ store: LocalStore) throws -> Int {
+        try store.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0 }
+    }
+
     /// Every form of the marker a careless store could leave on disk.
     static var markerForms: [(String, Data)] {
         let text = marker
@@ -68,6 +73,7 @@ struct StoreCipherTests {
         do {
             let store = try Self.open(encrypted.store, key: Self.key)
             try Self.fill(store)
+            #expect(try Self.pageSize(store) == StoreHeader.pageSize)
             // Open: the WAL holds the latest pages.
             #expect(FileManager.default.fileExists(atPath: encrypted.store + "-wal"))
             #expect(try Self.markersFound(in: encrypted.folder) == [])
@@ -141,10 +147,16 @@ struct StoreCipherTests {
         let (folder, path) = Self.path()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Self.fill(try Self.open(path, key: nil), count: 50)
+        #expect(try Self.pageSize(try Self.open(path, key: nil)) == 4096)
         try StoreEncryption.encrypt(storeAt: path, with: Self.key)
         #expect(try Self.markersFound(in: folder) == [])
         expectError(.keyRequired) { _ = try Self.open(path, key: nil) }
-        #expect(try Self.open(path, key: Self.key).pendingOperations().count == 50)
+        do {
+            let encrypted = try Self.open(path, key: Self.key)
+            #expect(try encrypted.pendingOperations().count == 50)
+            // One page per block: the copy took the page size its header records.
+            #expect(try Self.pageSize(encrypted) == StoreHeader.pageSize)
+        }
 
         let newKey = StoreKey.generate()
         expectError(.wrongKey) { try StoreEncryption.rekey(storeAt: path, from: newKey, to: Self.key) }
