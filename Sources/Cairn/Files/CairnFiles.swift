@@ -16,8 +16,8 @@ public struct CairnFiles: Sendable {
     // MARK: Uploads
 
     /// Queues an upload of the file at `fileURL` and returns its local id at once (`local-` and a UUID). The bytes
-    /// are kept in the store's files folder (a hard link where the file system allows, else a copy), so the app
-    /// may delete its file. The upload survives restarts; with `attachTo` it waits until that record is pushed,
+    /// are kept in the store's files folder (a hard link where the file system allows, else a copy; an encrypted
+    /// copy, written before this returns, in an encrypted store), so the app may delete its file. The upload survives restarts; with `attachTo` it waits until that record is pushed,
     /// and the record's field shows the local id until the server completes the file and sets the field itself.
     /// - Throws: `file_too_large` over ``CairnConfiguration/maximumFileBytes``; `invalid_argument` for an unreadable
     ///   file or a field that is not a `file` field; `not_found` for a record that does not exist locally.

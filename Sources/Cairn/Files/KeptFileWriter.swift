@@ -19,6 +19,7 @@ public final class KeptFileWriter {
     private var nextIndex: Int64 = 0
     private var pending = Data()
     private var closed = false
+    private var sealer: SegmentSealer?
 
     /// The bytes the file held when it was opened: where a download resumes.
     public let startLength: Int64
@@ -40,6 +41,7 @@ public final class KeptFileWriter {
         }
         pending.reserveCapacity(SealedFile.segmentSize)
         startLength = try Self.takeUp(handle, sealing: sealing, fileID: &fileID, nextIndex: &nextIndex, pending: &pending)
+        sealer = SegmentSealer(handle: handle, sealing: sealing, fileID: fileID)
     }
 
     deinit { try? close() }
@@ -56,7 +58,7 @@ public final class KeptFileWriter {
     /// Appends bytes.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard !closed else { throw CairnError(.storeFailed, "\(url.lastPathComponent) was already closed") }
-        guard let sealing else {
+        guard let sealer else {
             try handle.write(contentsOf: bytes)
             return
         }
@@ -65,9 +67,9 @@ public final class KeptFileWriter {
         var input = bytes[...]
         while !input.isEmpty {
             if pending.count == SealedFile.segmentSize {
-                try handle.write(contentsOf: try SealedFile.seal(pending, fileID: fileID, index: nextIndex, isLast: false, with: sealing))
+                try sealer.seal(pending, index: nextIndex)
                 nextIndex += 1
-                pending.removeAll(keepingCapacity: true)
+                pending = Data(capacity: SealedFile.segmentSize)
             }
             let take = min(SealedFile.segmentSize - pending.count, input.count)
             pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: input.prefix(take)))
@@ -83,7 +85,8 @@ public final class KeptFileWriter {
         guard !closed else { return }
         closed = true
         defer { try? handle.close() }
-        if let sealing {
+        if let sealing, let sealer {
+            try sealer.finish()
             try handle.write(contentsOf: try SealedFile.seal(pending, fileID: fileID, index: nextIndex, isLast: true, with: sealing))
             pending = Data()
         }
