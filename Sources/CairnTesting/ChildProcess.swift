@@ -3,16 +3,16 @@ import Foundation
 import Glibc
 #endif
 
-/// A process started with `posix_spawn`, for the tests that run the built `cairn`.
+/// A process started with `posix_spawn`, for tests that run programs: the built `cairn`, PostgreSQL's tools.
 ///
 /// Foundation's `Process.run()` on Linux lists `/proc/self/fd` to close the parent's descriptors in the child, and
 /// copies 256 bytes from each directory entry whatever the name's length. With the whole suite running (about
 /// 1,700 descriptors open: servers' databases and sockets) the last entry can sit at the end of readable memory,
 /// and the copy crashed the test process. This launcher asks the C library to close every inherited descriptor
 /// instead (`posix_spawn_file_actions_addclosefrom_np`), so it never lists them.
-final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: @unchecked Sendable {
     /// Where one of the child's output streams goes.
-    enum Destination {
+    public enum Destination {
         /// `/dev/null`.
         case discard
         /// A pipe this process reads: ``standardOutput`` or ``standardError``.
@@ -23,17 +23,17 @@ final class ChildProcess: @unchecked Sendable {
         case standardOutput
     }
 
-    let pid: pid_t
+    public let pid: pid_t
     /// The read end of the child's standard output, when it goes to a ``Destination/pipe``.
-    let standardOutput: FileHandle?
+    public let standardOutput: FileHandle?
     /// The read end of the child's standard error, when it goes to a ``Destination/pipe``.
-    let standardError: FileHandle?
+    public let standardError: FileHandle?
 
     private let lock = NSLock()
     private var exitStatus: Int32?
 
     /// Starts `executable` with exactly `environment`; standard input is `/dev/null`.
-    init(_ executable: URL, arguments: [String], environment: [String: String],
+    public init(_ executable: URL, arguments: [String], environment: [String: String],
          output: Destination = .discard, errors: Destination = .discard) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -97,18 +97,18 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Sends `signal` (SIGINT, SIGTERM, SIGKILL) unless the child has already been reaped.
-    func send(_ signal: Int32) {
+    public func send(_ signal: Int32) {
         lock.lock()
         defer { lock.unlock() }
         if exitStatus == nil { kill(pid, signal) }
     }
 
     /// Whether the child has not exited yet.
-    var isRunning: Bool { reap() == nil }
+    public var isRunning: Bool { reap() == nil }
 
     /// Waits for the child to exit, without holding a thread in `waitpid`, and returns ``terminationStatus``.
     @discardableResult
-    func waitUntilExit() -> Int32 {
+    public func waitUntilExit() -> Int32 {
         while true {
             if let status = reap() { return status }
             usleep(5_000)
@@ -117,7 +117,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the child to exit off the current thread's time: for async tests.
     @discardableResult
-    func exit() async -> Int32 {
+    public func exit() async -> Int32 {
         while true {
             if let status = reap() { return status }
             try? await Task.sleep(for: .milliseconds(5))
@@ -125,7 +125,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// The exit code, or the signal's number when a signal ended the child (as Foundation's `Process` reports it).
-    var terminationStatus: Int32 { waitUntilExit() }
+    public var terminationStatus: Int32 { waitUntilExit() }
 
     private func reap() -> Int32? {
         lock.lock()
