@@ -23,6 +23,7 @@ public final class ChildProcess: @unchecked Sendable {
         case standardOutput
     }
 
+    /// The child's process id.
     public let pid: pid_t
     /// The read end of the child's standard output, when it goes to a ``Destination/pipe``.
     public let standardOutput: FileHandle?
