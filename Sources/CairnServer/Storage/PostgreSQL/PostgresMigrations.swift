@@ -154,7 +154,7 @@ enum PostgresMigrations {
     /// this call applied (none when another instance got there first).
     @discardableResult
     static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
-        try await client.withTransaction(logger: logger) { connection in
+        try await PostgresStorage.transaction(client, logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
             try await connection.query(
                 """

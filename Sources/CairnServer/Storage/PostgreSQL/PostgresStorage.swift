@@ -1,0 +1,59 @@
+import CairnProtocol
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// The server's state in PostgreSQL, for several server instances on one database: pooled connections
+/// (postgres-nio), the tables of ``PostgresMigrations``.
+///
+/// Work in progress (issue 12): accounts, tokens, projects and members are here; records, the feed, clients, files
+/// and maintenance follow; then the type conforms to ``ServerStorage``, joins the conformance suite and becomes public.
+///
+/// ```swift
+/// let storage = try await PostgresStorage(url: "postgres://cairn@db.internal/cairn")
+/// ```
+final class PostgresStorage: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    private let running: Task<Void, Never>
+
+    /// Connects to the database at `url` (``PostgresURL``) and migrates it; several instances may do so at once.
+    init(url: String, logger: Logger = Logger(label: "cairn.postgres")) async throws {
+        let client = PostgresClient(configuration: try PostgresURL.configuration(url), backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        // The pool leases connections only while `run()` runs; it stops at `close()`.
+        running = Task { await client.run() }
+        do {
+            try await PostgresMigrations.migrate(client, logger: logger)
+        } catch {
+            running.cancel()
+            throw error
+        }
+    }
+
+    /// Closes the pool's connections.
+    func close() async {
+        running.cancel()
+        await running.value
+    }
+
+    /// Runs `body` in a transaction on one pooled connection: committed when it returns, rolled back when it throws,
+    /// and then its own error is thrown (postgres-nio wraps it with the transaction's other errors).
+    static func transaction<T: Sendable>(
+        _ client: PostgresClient, logger: Logger, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            if let closureError = error.closureError, error.rollbackError == nil { throw closureError }
+            throw error
+        }
+    }
+
+    /// Whether a failed statement broke a unique constraint (SQLSTATE 23505).
+    static func isUniqueViolation(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+    }
+}
