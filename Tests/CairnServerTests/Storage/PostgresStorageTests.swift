@@ -103,3 +103,55 @@ extension PostgresStorageTests {
         }
     }
 }
+
+extension PostgresStorageTests {
+    @Test("clients: registered with new ids; a pull mark only rises, and only for the client's own project")
+    func clients() async throws {
+        try await Self.withStorage { storage in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let id = try await storage.registerClient(project: "field", user: "alice", device: "iPad", app: nil, now: now)
+            #expect(id.hasPrefix("c-"))
+            #expect(try await storage.registerClient(project: "field", user: "alice", device: nil, app: nil, now: now) != id)
+            try await storage.notePull(clientID: id, project: "field", version: 7, now: now)
+            try await storage.notePull(clientID: id, project: "field", version: 3, now: now)
+            try await storage.notePull(clientID: id, project: "other", version: 99, now: now)
+            let rows = try await storage.client.query("SELECT last_pulled_version FROM clients WHERE id = \(id)")
+            #expect(try await rows.decode(Int64.self).first(where: { _ in true }) == 7)
+        }
+    }
+
+    @Test("purge: old tombstones (remembering the highest version per collection), old operations and expired tokens go")
+    func purge() async throws {
+        try await Self.withStorage { storage in
+            let client = storage.client
+            for (id, version, deleted, changed) in [("a", 1, true, 100.0), ("b", 2, true, 100.0), ("c", 3, false, 100.0), ("d", 4, true, 900.0)] {
+                try await client.query(
+                    """
+                    INSERT INTO records (project, collection, id, version, updated_at, updated_by, changed_at, deleted, data, field_versions)
+                    VALUES ('field', 'notes', \(id), \(Int64(version)), '2027-01-01T00:00:00Z', 'alice', \(changed), \(deleted), '{}', '{}')
+                    """)
+            }
+            try await client.query("INSERT INTO operations VALUES ('field', 'op-1', 'f', '{}', 100), ('field', 'op-2', 'f', '{}', 900)")
+            try await storage.createUser(name: "alice", passwordHash: "h")
+            for (hash, expires) in [("t1", 100.0), ("t2", 900.0)] {
+                try await storage.insertToken(StoredToken(
+                    hash: hash, kind: .access, user: "alice", family: "f", expiresAt: Date(timeIntervalSince1970: expires)))
+            }
+            let report = try await storage.purge(
+                tombstonesBefore: Date(timeIntervalSince1970: 500), operationsBefore: Date(timeIntervalSince1970: 500),
+                now: Date(timeIntervalSince1970: 500))
+            #expect(report == PurgeReport(tombstones: 2, operations: 1, tokens: 1))
+            let purged = try await client.query("SELECT purged_through FROM collection_state WHERE project = 'field' AND collection = 'notes'")
+            #expect(try await purged.decode(Int64.self).first(where: { _ in true }) == 2)
+            let left = try await client.query("SELECT id FROM records ORDER BY id")
+            var ids: [String] = []
+            for try await id in left.decode(String.self) { ids.append(id) }
+            #expect(ids == ["c", "d"])
+            // Again, nothing is left to purge, and the remembered version does not fall.
+            let again = try await storage.purge(
+                tombstonesBefore: Date(timeIntervalSince1970: 500), operationsBefore: Date(timeIntervalSince1970: 500),
+                now: Date(timeIntervalSince1970: 500))
+            #expect(again == PurgeReport(tombstones: 0, operations: 0, tokens: 0))
+        }
+    }
+}

@@ -7,8 +7,9 @@ import ServiceLifecycle
 /// The server's state in PostgreSQL, for several server instances on one database: pooled connections
 /// (postgres-nio), the tables of ``PostgresMigrations``.
 ///
-/// Work in progress (issue 12): accounts, tokens, projects and members are here; records, the feed, clients, files
-/// and maintenance follow; then the type conforms to ``ServerStorage``, joins the conformance suite and becomes public.
+/// Work in progress (issue 12): accounts, tokens, projects, members, clients and the purge are here; the project
+/// write transaction, the feed and files follow; then the type conforms to ``ServerStorage``, joins the conformance
+/// suite and becomes public.
 ///
 /// ```swift
 /// let storage = try await PostgresStorage(url: "postgres://cairn@db.internal/cairn")
