@@ -187,8 +187,7 @@ actor FileCache {
         let reader = try folder.reader(url, offset: count)
         let writer = try KeptFileWriter(trimmed, sealing: folder.writeSealing)
         defer { try? writer.close() }
-        while let chunk = try reader.next(upTo: 1 << 20) { try writer.write(chunk) }
-        try writer.close()
+        try writer.copy(from: reader)
         try FileManager.default.removeItem(at: url)
         try FileManager.default.moveItem(at: trimmed, to: url)
     }

@@ -76,8 +76,7 @@ struct FileFolder: Sendable {
         let source = try reader(url)
         let writer = try KeptFileWriter(destination, sealing: nil)
         defer { try? writer.close() }
-        while let chunk = try source.next(upTo: 1 << 20) { try writer.write(chunk) }
-        try writer.close()
+        try writer.copy(from: source)
     }
 
     /// Seals every file kept in the clear (those kept before the store was encrypted), each replaced in one rename,
@@ -113,8 +112,7 @@ struct FileFolder: Sendable {
         let reader = try KeptFileReader(source, sealing: nil)
         let writer = try KeptFileWriter(destination, sealing: sealing)
         defer { try? writer.close() }
-        while let chunk = try reader.next(upTo: 1 << 20) { try writer.write(chunk) }
-        try writer.close()
+        try writer.copy(from: reader)
     }
 
     /// Removes files and folders of the store (``CairnClient/wipe()``), and the decrypted copies.

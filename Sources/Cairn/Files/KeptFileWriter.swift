@@ -77,6 +77,12 @@ public final class KeptFileWriter {
         }
     }
 
+    /// Appends every byte `reader` gives, then closes the file.
+    func copy(from reader: KeptFileReader) throws {
+        while let chunk = try reader.next(upTo: 1 << 20) { try write(chunk) }
+        try close()
+    }
+
     /// Appends `data`.
     public func write(_ data: Data) throws { try data.withUnsafeBytes { try write($0) } }
 

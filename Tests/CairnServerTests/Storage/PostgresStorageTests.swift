@@ -26,16 +26,7 @@ struct PostgresStorageTests {
         await storage.close()
     }
 
-    static func code(_ body: () async throws -> Void) async -> ErrorCode? {
-        do {
-            try await body()
-            return nil
-        } catch let error as ErrorBody {
-            return error.code
-        } catch {
-            return "other"
-        }
-    }
+    static func code(_ body: () async throws -> Void) async -> ErrorCode? { await StorageFixtures.errorCode(body) }
 
     @Test("users: created once, a taken name is already_exists, an unknown one not_found")
     func users() async throws {

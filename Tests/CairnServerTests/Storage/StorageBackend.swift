@@ -40,6 +40,18 @@ struct StorageBackend: Sendable, CustomTestStringConvertible {
 enum StorageFixtures {
     static let epoch = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// The code of the ``ErrorBody`` `body` throws, `unexpected` for another error, nil when it throws nothing.
+    static func errorCode(_ body: () async throws -> Void) async -> ErrorCode? {
+        do {
+            try await body()
+            return nil
+        } catch let error as ErrorBody {
+            return error.code
+        } catch {
+            return ErrorCode("unexpected")
+        }
+    }
+
     static let notes = CollectionSchema(
         name: "notes", fields: [FieldSchema(name: "title", type: .string), FieldSchema(name: "done", type: .boolean)])
 

@@ -9,16 +9,7 @@ import Testing
 struct StorageAccountConformanceTests {
     typealias F = StorageFixtures
 
-    func code(_ body: () async throws -> Void) async -> ErrorCode? {
-        do {
-            try await body()
-            return nil
-        } catch let error as ErrorBody {
-            return error.code
-        } catch {
-            return ErrorCode("unexpected")
-        }
-    }
+    func code(_ body: () async throws -> Void) async -> ErrorCode? { await F.errorCode(body) }
 
     @Test("users: created once, found by name, password hash replaced", arguments: StorageBackend.all)
     func users(backend: StorageBackend) async throws {
