@@ -55,7 +55,7 @@ package struct FilterSQL<Dialect: SQLDialect> {
             return "(" + parts.joined(separator: " OR ") + ")"
         case .not(let inner):
             // A condition on a null or missing field is NULL in SQL, and does not match: its `not` does.
-            return "(NOT COALESCE(\(try compile(inner, depth: depth + 1)), 0))"
+            return "(NOT COALESCE(\(try compile(inner, depth: depth + 1)), \(dialect.alwaysFalse)))"
         case .condition(let name, let op, let value):
             let field: FieldSchema
             let access: FieldAccess
@@ -87,7 +87,7 @@ package struct FilterSQL<Dialect: SQLDialect> {
         case .eq, .ne:
             if value.isNull { return op == .eq ? "(\(column) IS NULL)" : "(\(column) IS NOT NULL)" }
             let equal = try comparison(field, access, "=", value)
-            return op == .eq ? equal : "(NOT COALESCE(\(equal), 0))"
+            return op == .eq ? equal : "(NOT COALESCE(\(equal), \(dialect.alwaysFalse)))"
         case .lt, .lte, .gt, .gte:
             guard field.type != .boolean else { throw .validation("booleans support eq, ne and in only", field: field.name) }
             guard !value.isNull else { throw .validation("\(op.rawValue) needs a non-null value", field: field.name) }
@@ -106,7 +106,7 @@ package struct FilterSQL<Dialect: SQLDialect> {
             guard field.type == .string || field.type == .file else { throw .validation("like works on string fields only", field: field.name) }
             guard case .string(let pattern) = value else { throw .validation("like takes a string pattern", field: field.name) }
             try Self.checkText(pattern, field)
-            return "(\(column) LIKE \(bind(.text(pattern))))"
+            return dialect.like(column, pattern: bind(.text(pattern)))
         case .contains:
             guard field.type == .json else { throw .validation("contains works on json (array) fields only", field: field.name) }
             guard let argument = Self.scalarArgument(value), let types = Self.jsonTypes(value) else {
@@ -142,7 +142,7 @@ package struct FilterSQL<Dialect: SQLDialect> {
             guard let argument = Self.scalarArgument(value), let types = Self.jsonTypes(value) else { throw Self.mismatch(field, value) }
             if case .string(let text) = value { try Self.checkText(text, field) }
             let kind = dialect.jsonTypeIs(document: access.jsonDocument, path: access.jsonPath, types: types)
-            return "(\(kind) AND \(column) \(symbol) \(bind(argument)))"
+            return "(\(kind) AND \(dialect.jsonScalar(access, types: types)) \(symbol) \(bind(argument)))"
         }
     }
 

@@ -25,6 +25,17 @@ package protocol SQLDialect: Sendable {
     func jsonTypeIs(document: String, path: String, types: [String]) -> String
     /// The JSON text of the string expression `expression` (so `id` can be searched like a JSON document).
     func jsonQuote(_ expression: String) -> String
+    /// The value of a `json` field, as an SQL scalar comparable with an argument of the JSON `types` (only called
+    /// once ``jsonTypeIs(document:path:types:)`` holds).
+    func jsonScalar(_ access: FieldAccess, types: [String]) -> String
+    /// True when the text `expression` matches the `LIKE` pattern `placeholder`: `%` and `_`, ASCII letters in
+    /// either case, no escape character.
+    func like(_ expression: String, pattern placeholder: String) -> String
+}
+
+extension SQLDialect {
+    /// The field's own scalar: an engine whose JSON values keep their SQL types needs no other.
+    package func jsonScalar(_ access: FieldAccess, types: [String]) -> String { access.scalar }
 }
 
 /// SQLite's spelling, with its JSON1 functions (both the client's store and the server's embedded database).
@@ -51,6 +62,9 @@ package struct SQLiteDialect: SQLDialect {
     private static func list(_ types: [String]) -> String { types.map { "'\($0)'" }.joined(separator: ", ") }
 
     package func jsonQuote(_ expression: String) -> String { "json_quote(\(expression))" }
+
+    /// SQLite's own `LIKE` has exactly these rules.
+    package func like(_ expression: String, pattern placeholder: String) -> String { "(\(expression) LIKE \(placeholder))" }
 }
 
 extension SQLDialect where Self == SQLiteDialect {

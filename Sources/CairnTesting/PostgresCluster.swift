@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -67,7 +68,7 @@ public final class PostgresCluster: Sendable {
         do {
             let data = folder.appendingPathComponent("data").path
             try cluster.run("initdb", ["-D", data, "-U", "cairn", "-A", "trust", "--no-locale", "-E", "UTF8", "--no-sync"])
-            let options = "-p \(cluster.port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+            let options = "-p \(cluster.port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=400"
             try cluster.run("pg_ctl", ["-D", data, "-o", options, "-l", folder.appendingPathComponent("log").path, "-w", "-t", "60", "start"])
             try cluster.run("createdb", ["-h", "127.0.0.1", "-p", "\(cluster.port)", "-U", "cairn", "cairn"])
         } catch {
@@ -75,6 +76,28 @@ public final class PostgresCluster: Sendable {
             throw error
         }
         return cluster
+    }
+
+    /// One cluster for the whole test process: started at the first call, stopped when the process exits.
+    public static func shared() throws -> PostgresCluster {
+        try sharedCluster.withLock { shared in
+            if let shared { return try shared.get() }
+            let started = Result { try start() }
+            shared = started
+            if case .success = started {
+                atexit { if case .success(let cluster)? = PostgresCluster.sharedCluster.withLock({ $0 }) { cluster.stop() } }
+            }
+            return try started.get()
+        }
+    }
+
+    private static let sharedCluster = Mutex<Result<PostgresCluster, any Error>?>(nil)
+
+    /// Makes a new, empty database and returns its URL (`?sslmode=disable`): one per test keeps tests apart.
+    public func makeDatabase() throws -> String {
+        let name = "cairn_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try run("createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "cairn", name])
+        return "postgres://cairn@127.0.0.1:\(port)/\(name)?sslmode=disable"
     }
 
     /// Stops the cluster at once and removes its folder.

@@ -17,6 +17,7 @@ struct NumberedDialect: SQLDialect {
     }
     func jsonTypeIs(document: String, path: String, types: [String]) -> String { "kind(\(document), \(path)) IN \(types)" }
     func jsonQuote(_ expression: String) -> String { "to_json(\(expression))" }
+    func like(_ expression: String, pattern placeholder: String) -> String { "like(\(expression), \(placeholder))" }
 }
 
 @Suite("Filter compilation")

@@ -120,3 +120,27 @@ public protocol FileCatalog: Sendable {
     /// Sets the project's own file limits; `not_found` for an unknown project.
     func setFileLimits(project: String, limits: FileLimits) async throws
 }
+
+extension StoredFile {
+    /// The tags as the JSON array text the `tags` column holds.
+    var tagsText: String { JSONValue.array(tags.map { .string($0) }).jsonText() }
+
+    /// The attachment as the JSON object text the `attach_to` column holds.
+    var attachToText: String? {
+        attachTo.map { target in
+            JSONValue.object(["collection": .string(target.collection), "id": .string(target.id), "field": .string(target.field)]).jsonText()
+        }
+    }
+
+    /// The tags in a `tags` column's text.
+    static func tags(fromText text: String) throws -> [String] {
+        try JSONValue(parsing: text).arrayValue?.compactMap(\.stringValue) ?? []
+    }
+
+    /// The attachment in an `attach_to` column's text.
+    static func attachment(fromText text: String) throws -> FileAttachment {
+        let object = try JSONValue(parsing: text).objectValue ?? [:]
+        return FileAttachment(
+            collection: object["collection"]?.stringValue ?? "", id: object["id"]?.stringValue ?? "", field: object["field"]?.stringValue ?? "")
+    }
+}

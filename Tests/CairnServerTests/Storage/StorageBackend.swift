@@ -1,5 +1,6 @@
 import CairnProtocol
 import CairnServer
+import CairnTesting
 import Foundation
 import Testing
 
@@ -7,13 +8,30 @@ import Testing
 struct StorageBackend: Sendable, CustomTestStringConvertible {
     let name: String
     let open: @Sendable (URL) async throws -> any ServerStorage
+    let close: @Sendable (any ServerStorage) async -> Void
 
-    /// Every backend; a new one is added here and must pass the whole suite.
-    static let all: [StorageBackend] = [.sqlite]
+    /// Every backend; a new one is added here and must pass the whole suite. PostgreSQL runs on a throwaway cluster
+    /// when this machine has its binaries, and is left out with a printed reason otherwise.
+    static let all: [StorageBackend] = {
+        if let reason = PostgresCluster.unavailableReason {
+            print("skipped: the PostgreSQL backend's runs need a local PostgreSQL: \(reason)")
+            return [.sqlite]
+        }
+        return [.sqlite, .postgres]
+    }()
 
     /// The embedded SQLite database.
     static let sqlite = StorageBackend(name: "SQLite") { directory in
         try SQLiteStorage(path: directory.appendingPathComponent("cairn.sqlite").path)
+    } close: { storage in
+        try? await (storage as? SQLiteStorage)?.close()
+    }
+
+    /// A new database on the test process's PostgreSQL cluster.
+    static let postgres = StorageBackend(name: "PostgreSQL") { _ in
+        try await PostgresStorage(url: try PostgresCluster.shared().makeDatabase())
+    } close: { storage in
+        await (storage as? PostgresStorage)?.close()
     }
 
     var testDescription: String { name }
@@ -23,7 +41,15 @@ struct StorageBackend: Sendable, CustomTestStringConvertible {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-storage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        return try await body(try await open(directory))
+        let storage = try await open(directory)
+        do {
+            let result = try await body(storage)
+            await close(storage)
+            return result
+        } catch {
+            await close(storage)
+            throw error
+        }
     }
 
     /// Runs `body` with a new storage holding the projects `field` and `other`.

@@ -148,6 +148,43 @@ enum PostgresMigrations {
             )
             """,
         ]),
+        Migration(version: 4, name: "instants", statements: [
+            // Filters compare date-times by instant, as `RFC3339.instantKey` does on SQLite: the seconds since 1970 in
+            // UTC plus the fraction truncated to nanoseconds, as an exact numeric; NULL for anything but RFC 3339.
+            #"""
+            CREATE FUNCTION cairn_instant(value text) RETURNS numeric
+            LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $body$
+            DECLARE
+                m text[];
+                y bigint; mo bigint; d bigint; h bigint; mi bigint; s bigint;
+                era bigint; yoe bigint; doy bigint; days bigint;
+                offset_seconds bigint := 0;
+                nanos numeric := 0;
+            BEGIN
+                m := regexp_match(value,
+                    '^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))$');
+                IF m IS NULL THEN RETURN NULL; END IF;
+                y := m[1]::bigint; mo := m[2]::bigint; d := m[3]::bigint;
+                h := m[4]::bigint; mi := m[5]::bigint; s := m[6]::bigint;
+                IF mo < 1 OR mo > 12 OR d < 1 OR h > 23 OR mi > 59 OR s > 60 THEN RETURN NULL; END IF;
+                IF d > (CASE WHEN mo = 2 THEN (CASE WHEN (y % 4 = 0 AND y % 100 <> 0) OR y % 400 = 0 THEN 29 ELSE 28 END)
+                             WHEN mo IN (4, 6, 9, 11) THEN 30 ELSE 31 END) THEN RETURN NULL; END IF;
+                IF m[8] IS NOT NULL THEN
+                    IF m[9]::bigint > 23 OR m[10]::bigint > 59 THEN RETURN NULL; END IF;
+                    offset_seconds := (m[9]::bigint * 3600 + m[10]::bigint * 60) * CASE WHEN m[8] = '-' THEN -1 ELSE 1 END;
+                END IF;
+                IF m[7] IS NOT NULL THEN nanos := rpad(substr(m[7], 2, 9), 9, '0')::numeric; END IF;
+                -- Days from the civil date, proleptic Gregorian.
+                IF mo <= 2 THEN y := y - 1; END IF;
+                era := floor(y / 400.0);
+                yoe := y - era * 400;
+                doy := (153 * (mo + CASE WHEN mo > 2 THEN -3 ELSE 9 END) + 2) / 5 + d - 1;
+                days := era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+                RETURN (days * 86400 + h * 3600 + mi * 60 + s - offset_seconds)::numeric + nanos / 1000000000;
+            END
+            $body$
+            """#,
+        ]),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions

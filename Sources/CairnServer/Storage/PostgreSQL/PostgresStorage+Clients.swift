@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresStorage {
     /// Stores the client with `last_pulled_version` 0; its id is `c-` and a lowercase UUID.
-    func registerClient(project: String, user: String, device: String?, app: String?, now: Date) async throws -> String {
+    public func registerClient(project: String, user: String, device: String?, app: String?, now: Date) async throws -> String {
         let id = "c-" + UUID().uuidString.lowercased()
         try await client.query(
             """
@@ -16,7 +16,7 @@ extension PostgresStorage {
 
     /// Raises the client's `last_pulled_version` (never lowers it, whatever instance notes it first) and sets its
     /// `last_seen`; a client of another project is ignored too.
-    func notePull(clientID: String, project: String, version: Int64, now: Date) async throws {
+    public func notePull(clientID: String, project: String, version: Int64, now: Date) async throws {
         try await client.query(
             """
             UPDATE clients SET last_pulled_version = GREATEST(last_pulled_version, \(version)), last_seen = \(now.epochSeconds)

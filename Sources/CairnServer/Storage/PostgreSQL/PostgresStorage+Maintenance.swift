@@ -7,7 +7,7 @@ extension PostgresStorage {
     /// Purges in one transaction, comparing tombstones' `changed_at`, operations' `created_at` and tokens'
     /// `expires_at` (epoch seconds) with the three dates; a collection's `purged_through` only ever rises. Every
     /// instance may run it: a second purge at once finds less or nothing to delete.
-    func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport {
+    public func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport {
         try await Self.transaction(client, logger: logger) { connection in
             // Remember, per collection, the highest tombstone version purged: cursors below it expire.
             try await connection.query(

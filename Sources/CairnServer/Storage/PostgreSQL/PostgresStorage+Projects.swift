@@ -5,7 +5,7 @@ import PostgresNIO
 
 extension PostgresStorage {
     /// Inserts the project with the stamped empty schema and head version 0; a taken name is `already_exists`.
-    func createProject(name: String, now: Date) async throws {
+    public func createProject(name: String, now: Date) async throws {
         let schemaText = try String(decoding: CairnJSON.encode(SchemaVersioning.stamped(Schema(collections: []))), as: UTF8.self)
         do {
             try await client.query(
@@ -16,7 +16,7 @@ extension PostgresStorage {
     }
 
     /// Checks the user and project exist, then inserts the membership or replaces its role, in one transaction.
-    func grant(user: String, project: String, role: Role) async throws {
+    public func grant(user: String, project: String, role: Role) async throws {
         try await Self.transaction(client, logger: logger) { connection in
             guard try await Self.exists(connection, "SELECT 1 FROM users WHERE name = \(user)", logger: logger) else {
                 throw ErrorBody(code: .notFound, message: "user \"\(user)\" does not exist")
@@ -33,14 +33,14 @@ extension PostgresStorage {
     }
 
     /// The membership's role; an unknown project or user is nil too.
-    func role(user: String, project: String) async throws -> Role? {
+    public func role(user: String, project: String) async throws -> Role? {
         let rows = try await client.query("SELECT role FROM members WHERE project = \(project) AND \"user\" = \(user)", logger: logger)
         for try await role in rows.decode(String.self) { return Role(rawValue: role) }
         return nil
     }
 
     /// The user's memberships ordered by project name; an unknown user has none.
-    func memberships(user: String) async throws -> [ProjectMembership] {
+    public func memberships(user: String) async throws -> [ProjectMembership] {
         let rows = try await client.query("SELECT project, role FROM members WHERE \"user\" = \(user) ORDER BY project", logger: logger)
         var memberships: [ProjectMembership] = []
         for try await (project, role) in rows.decode((String, String).self) {
@@ -50,14 +50,14 @@ extension PostgresStorage {
     }
 
     /// The stored schema, or nil for an unknown project.
-    func schema(project: String) async throws -> Schema? {
+    public func schema(project: String) async throws -> Schema? {
         let rows = try await client.query("SELECT schema_json FROM projects WHERE name = \(project)", logger: logger)
         for try await text in rows.decode(String.self) { return try CairnJSON.decode(Schema.self, from: Array(text.utf8)) }
         return nil
     }
 
     /// Stores the schema as JSON text; an unknown project is `not_found`.
-    func setSchema(project: String, schema: Schema) async throws {
+    public func setSchema(project: String, schema: Schema) async throws {
         let text = String(decoding: try CairnJSON.encode(schema), as: UTF8.self)
         let rows = try await client.query(
             "UPDATE projects SET schema_json = \(text) WHERE name = \(project) RETURNING name", logger: logger)

@@ -7,20 +7,20 @@ import ServiceLifecycle
 /// The server's state in PostgreSQL, for several server instances on one database: pooled connections
 /// (postgres-nio), the tables of ``PostgresMigrations``.
 ///
-/// Work in progress (issue 12): accounts, tokens, projects, members, clients and the purge are here; the project
-/// write transaction, the feed and files follow; then the type conforms to ``ServerStorage``, joins the conformance
-/// suite and becomes public.
+/// Several instances may share one database: every rule that must hold across them is kept by the database itself
+/// (row locks for the feed, unique keys for names and opIds, conditional updates for tokens and files). File bytes
+/// go to a ``PostgresBlobStore`` on the same database.
 ///
 /// ```swift
 /// let storage = try await PostgresStorage(url: "postgres://cairn@db.internal/cairn")
 /// ```
-final class PostgresStorage: Sendable {
+public final class PostgresStorage: ServerStorage {
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
 
     /// Connects to the database at `url` (``PostgresURL``) and migrates it; several instances may do so at once.
-    init(url: String, logger: Logger = Logger(label: "cairn.postgres")) async throws {
+    public init(url: String, logger: Logger = Logger(label: "cairn.postgres")) async throws {
         let client = PostgresClient(configuration: try PostgresURL.configuration(url), backgroundLogger: logger)
         self.client = client
         self.logger = logger
@@ -34,8 +34,14 @@ final class PostgresStorage: Sendable {
         }
     }
 
-    /// Closes the pool's connections.
-    func close() async {
+    /// Waits for graceful shutdown (or cancellation), then closes the pool.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await close()
+    }
+
+    /// Closes the pool's connections; later calls fail.
+    public func close() async {
         running.cancel()
         await running.value
     }

@@ -139,30 +139,19 @@ enum FileRowColumns {
 
     /// The values of `file`, in ``list``'s order.
     static func values(_ file: StoredFile) -> [(any DatabaseValueConvertible)?] {
-        let tags = JSONValue.array(file.tags.map { .string($0) }).jsonText()
-        let attachTo = file.attachTo.map { target in
-            JSONValue.object(["collection": .string(target.collection), "id": .string(target.id), "field": .string(target.field)]).jsonText()
-        }
-        return [
-            file.project, file.id, file.name, file.contentType, file.size, file.sha256, file.status.rawValue, tags, file.isPublic,
-            file.createdAt.epochSeconds, file.updatedAt.epochSeconds, file.createdBy, attachTo, file.attachedVersion,
+        [
+            file.project, file.id, file.name, file.contentType, file.size, file.sha256, file.status.rawValue, file.tagsText, file.isPublic,
+            file.createdAt.epochSeconds, file.updatedAt.epochSeconds, file.createdBy, file.attachToText, file.attachedVersion,
             file.expiresAt?.epochSeconds,
         ]
     }
 
     /// A row read in ``list``'s order.
     static func file(_ row: Row) throws -> StoredFile {
-        let tags = try JSONValue(parsing: row[7] as String).arrayValue?.compactMap(\.stringValue) ?? []
-        let attachTo = try (row[12] as String?).map { text -> FileAttachment in
-            let object = try JSONValue(parsing: text).objectValue ?? [:]
-            return FileAttachment(
-                collection: object["collection"]?.stringValue ?? "", id: object["id"]?.stringValue ?? "",
-                field: object["field"]?.stringValue ?? "")
-        }
-        return StoredFile(
+        StoredFile(
             project: row[0], id: row[1], name: row[2], contentType: row[3], size: row[4], sha256: row[5],
-            status: FileStatus(rawValue: row[6]) ?? .deleted, tags: tags, isPublic: row[8],
+            status: FileStatus(rawValue: row[6]) ?? .deleted, tags: try StoredFile.tags(fromText: row[7]), isPublic: row[8],
             createdAt: Date(timeIntervalSince1970: row[9]), updatedAt: Date(timeIntervalSince1970: row[10]), createdBy: row[11],
-            attachTo: attachTo, attachedVersion: row[13], expiresAt: (row[14] as Double?).map(Date.init(timeIntervalSince1970:)))
+            attachTo: try (row[12] as String?).map(StoredFile.attachment(fromText:)), attachedVersion: row[13], expiresAt: (row[14] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 }

@@ -1,0 +1,203 @@
+import CairnProtocol
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+extension PostgresStorage {
+    /// Begins a transaction on one pooled connection and locks the project's row (`SELECT ... FOR UPDATE`) before
+    /// `body` runs, so writers of a project run one at a time whatever instance they reach. The lock is held until
+    /// `COMMIT` or `ROLLBACK`; see ``PostgresWriteTransaction`` for why the feed stays gap-free.
+    public func withProjectWriteTransaction<T: Sendable>(
+        project: String, _ body: (any ProjectWriteTransaction) async throws -> TransactionEnd<T>
+    ) async throws -> T {
+        try await client.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            let transaction: PostgresWriteTransaction
+            do {
+                transaction = try await PostgresWriteTransaction.begin(project: project, connection: connection, logger: logger)
+            } catch {
+                await Self.rollback(connection, logger: logger)
+                throw error
+            }
+            do {
+                switch try await body(transaction) {
+                case .commit(let value):
+                    try await transaction.flush()
+                    try await connection.query("COMMIT", logger: logger)
+                    return value
+                case .rollback(let value):
+                    await Self.rollback(connection, logger: logger)
+                    return value
+                }
+            } catch {
+                await Self.rollback(connection, logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// Rolls back in a task of its own, so a cancelled caller still ends the transaction before the connection
+    /// goes back to the pool. A connection that cannot roll back is broken, and the pool drops it.
+    static func rollback(_ connection: PostgresConnection, logger: Logger) async {
+        _ = try? await Task { try await connection.query("ROLLBACK", logger: logger) }.value
+    }
+}
+
+/// A project write transaction on one PostgreSQL connection.
+///
+/// **Why the feed stays gap-free across instances.** The transaction's first statement locks the project's row
+/// (`SELECT head_version ... FOR UPDATE`), and it keeps that lock until it commits. Versions are the head read under
+/// the lock plus one, so they are handed out in the order the transactions commit. PostgreSQL makes a committed
+/// transaction visible to new snapshots before it releases its locks; so when a writer gets the lock, every lower
+/// version is already visible to every statement that starts afterwards. A reader whose snapshot shows version `v`
+/// therefore also shows every version below `v`: a cursor handed out at `v` has nothing committing behind it.
+/// Readers read a feed range and the head in one statement, which is one snapshot.
+final class PostgresWriteTransaction: ProjectWriteTransaction {
+    let project: String
+    private let connection: PostgresConnection
+    private let logger: Logger
+    /// The head version: read under the lock, then only this transaction changes it.
+    private let head: Mutex<Int64>
+    /// False for an unknown project, whose head stays 0 (as on SQLite).
+    private let projectExists: Bool
+    private let pending = Mutex<[PendingWrite]>([])
+
+    /// A write waiting for the next access.
+    private enum PendingWrite {
+        case record(RecordRow, collection: String, changedAt: Double)
+        case operation(RememberedOperation, createdAt: Double)
+    }
+
+    private init(project: String, connection: PostgresConnection, logger: Logger, head: Int64?) {
+        self.project = project
+        self.connection = connection
+        self.logger = logger
+        self.head = Mutex(head ?? 0)
+        self.projectExists = head != nil
+    }
+
+    /// Locks the project's row (an unknown project: a transaction-scoped advisory lock on its name instead).
+    static func begin(project: String, connection: PostgresConnection, logger: Logger) async throws -> PostgresWriteTransaction {
+        var head: Int64?
+        for try await version in try await connection.query(
+            "SELECT head_version FROM projects WHERE name = \(project) FOR UPDATE", logger: logger
+        ).decode(Int64.self) { head = version }
+        if head == nil {
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\("cairn.project:" + project), 0))", logger: logger)
+        }
+        return PostgresWriteTransaction(project: project, connection: connection, logger: logger, head: head)
+    }
+
+    func read(_ reads: TransactionReads) async throws -> TransactionSnapshot {
+        try await flush()
+        var operations: [RememberedOperation] = []
+        if !reads.opIds.isEmpty {
+            // Text equality compares bytes: equivalent Unicode spellings are different opIds.
+            let rows = try await connection.query(
+                """
+                SELECT op_id, fingerprint, result FROM operations
+                WHERE project = \(project) AND op_id = ANY(\(reads.opIds)::text[])
+                """, logger: logger)
+            for try await (opId, fingerprint, result) in rows.decode((String, String, String).self) {
+                operations.append(RememberedOperation(opId: opId, fingerprint: fingerprint, result: result))
+            }
+        }
+        var records: [String: [RecordRow]] = [:]
+        var collections: [String] = []
+        var ids: [String] = []
+        for (collection, list) in reads.records {
+            records[collection] = []
+            for id in list {
+                collections.append(collection)
+                ids.append(id)
+            }
+        }
+        if !ids.isEmpty {
+            let rows = try await connection.query(
+                """
+                SELECT r.collection, r.id, r.version, r.updated_at, r.updated_by, r.deleted, r.data, r.field_versions
+                FROM records r JOIN unnest(\(collections)::text[], \(ids)::text[]) AS wanted(collection, id)
+                ON r.collection = wanted.collection AND r.id = wanted.id
+                WHERE r.project = \(project)
+                """, logger: logger)
+            for try await (collection, id, version, updatedAt, updatedBy, deleted, data, fields)
+                in rows.decode((String, String, Int64, String, String, Bool, String, String).self)
+            {
+                records[collection, default: []].append(RecordRow(
+                    id: id, version: version, updatedAt: updatedAt, updatedBy: updatedBy, deleted: deleted, dataText: data,
+                    fieldVersions: try FieldVersionsColumn.decode(fields)))
+            }
+        }
+        return TransactionSnapshot(headVersion: head.withLock { $0 }, operations: operations, records: records)
+    }
+
+    func setHeadVersion(_ version: Int64) async throws {
+        guard projectExists else { return }
+        try await connection.query("UPDATE projects SET head_version = \(version) WHERE name = \(project)", logger: logger)
+        head.withLock { $0 = version }
+    }
+
+    func rememberOperation(_ operation: RememberedOperation, at time: Date) async throws {
+        pending.withLock { $0.append(.operation(operation, createdAt: time.epochSeconds)) }
+    }
+
+    func writeRecord(_ row: RecordRow, collection: String, changedAt: Date) async throws {
+        pending.withLock { $0.append(.record(row, collection: collection, changedAt: changedAt.epochSeconds)) }
+    }
+
+    /// Writes what waits: the records in one statement (the last write of a record wins), the operations in another.
+    func flush() async throws {
+        let writes = pending.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+        guard !writes.isEmpty else { return }
+        var latest: [RecordKey: Int] = [:]
+        var rows: [(RecordRow, String, Double)] = []
+        var operations: [(RememberedOperation, Double)] = []
+        for write in writes {
+            switch write {
+            case .record(let row, let collection, let changedAt):
+                let key = RecordKey(collection: collection, id: row.id)
+                if let index = latest[key] {
+                    rows[index] = (row, collection, changedAt)
+                } else {
+                    latest[key] = rows.count
+                    rows.append((row, collection, changedAt))
+                }
+            case .operation(let operation, let createdAt):
+                operations.append((operation, createdAt))
+            }
+        }
+        if !rows.isEmpty { try await saveRecords(rows) }
+        if !operations.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO operations (project, op_id, fingerprint, result, created_at)
+                SELECT \(project), * FROM unnest(\(operations.map(\.0.opId))::text[], \(operations.map(\.0.fingerprint))::text[],
+                    \(operations.map(\.0.result))::text[], \(operations.map(\.1))::float8[])
+                """, logger: logger)
+        }
+    }
+
+    /// Inserts or replaces rows, as arrays unnested in one statement.
+    private func saveRecords(_ rows: [(RecordRow, String, Double)]) async throws {
+        try await connection.query(
+            """
+            INSERT INTO records (project, collection, id, version, updated_at, updated_by, changed_at, deleted, data, field_versions)
+            SELECT \(project), * FROM unnest(\(rows.map(\.1))::text[], \(rows.map(\.0.id))::text[], \(rows.map(\.0.version))::int8[],
+                \(rows.map(\.0.updatedAt))::text[], \(rows.map(\.0.updatedBy))::text[], \(rows.map(\.2))::float8[],
+                \(rows.map(\.0.deleted))::bool[], \(rows.map(\.0.dataText))::text[],
+                \(rows.map { FieldVersionsColumn.encode($0.0.fieldVersions) })::text[])
+            ON CONFLICT (project, collection, id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at,
+                updated_by = excluded.updated_by, changed_at = excluded.changed_at, deleted = excluded.deleted,
+                data = excluded.data, field_versions = excluded.field_versions
+            """, logger: logger)
+    }
+
+    private struct RecordKey: Hashable {
+        let collection: String
+        let id: String
+    }
+}
