@@ -61,7 +61,7 @@ public final class EmbeddedServer: Sendable {
         var configuration = ServerConfiguration(dataDirectory: directory)
         configuration.port = 0
         configure(&configuration)
-        let server = try SyncServer(configuration: configuration, clock: clock, timers: timers, logger: logger)
+        let server = try await SyncServer.open(configuration: configuration, clock: clock, timers: timers, logger: logger)
         let storageGroup = ServiceGroup(configuration: .init(services: [server.storage], gracefulShutdownSignals: [], logger: logger))
         let storageTask = Task { try await storageGroup.run() }
         let running: RunningServer

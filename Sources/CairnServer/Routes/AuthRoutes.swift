@@ -8,24 +8,24 @@ struct AuthRoutes: RouteGroup {
     let storage: any ServerStorage
     let tokens: TokenService
     let hasher: PasswordHasher
-    let loginGate: LoginGate
+    let loginThrottle: LoginThrottle
     let clock: any WallClock
 
     func add(to routes: RouteCollection<CairnRequestContext>) {
         routes.post("login") { request, context in
             let login = try await request.decodeBody(LoginRequest.self, context: context, limit: 64 * 1024)
             let now = clock.now()
-            if let wait = await loginGate.retryAfter(login.username, now: now) {
+            if let wait = try await loginThrottle.retryAfter(login.username, now: now) {
                 let seconds = Int(wait.rounded(.up))
                 throw APIError(
                     .tooManyRequests, .rateLimited, "Too many failed sign-ins for this user; retry in \(seconds) s",
                     details: ["retryAfter": .integer(Int64(seconds))], headers: [.retryAfter: String(seconds)])
             }
             guard let user = try await storage.user(named: login.username), hasher.verify(login.password, hash: user.passwordHash) else {
-                await loginGate.failed(login.username, now: now)
+                try await loginThrottle.recordFailure(login.username, now: now)
                 throw APIError(.unauthorized, .invalidCredentials, "Wrong username or password")
             }
-            await loginGate.succeeded(login.username)
+            try await loginThrottle.recordSuccess(login.username)
             let pair = try await tokens.issue(user: user.name)
             return try await tokenResponse(user: user.name, pair.access, pair.refresh, pair.expiresIn)
         }

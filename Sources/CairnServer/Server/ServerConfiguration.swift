@@ -46,6 +46,11 @@ public struct ServerConfiguration: Sendable {
     /// When an acknowledged write is safe: `.full` (the default) waits for the disk at every commit.
     public var durability: CommitDurability = .full
 
+    /// A PostgreSQL database (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=...]`) that keeps all of the
+    /// server's state, files included, so that several instances can serve it; `nil` (the default) keeps it in the
+    /// data directory's SQLite database and files folder. See ``SyncServer/open(configuration:clock:timers:logger:)``.
+    public var postgresURL: String?
+
     /// A configuration with every default, keeping its database (`cairn.sqlite`) in `dataDirectory`.
     public init(dataDirectory: URL) { self.dataDirectory = dataDirectory }
 

@@ -24,8 +24,8 @@ public final class SyncServer: Sendable {
     let logger: Logger
     let tokens: TokenService
     let hasher: PasswordHasher
-    let loginGate: LoginGate
-    let notifier = ChangeNotifier()
+    let loginThrottle: LoginThrottle
+    let notifier: ChangeNotifier
     let access: AccessControl
     let feed: ChangesFeed
     let batches: BatchService
@@ -47,6 +47,7 @@ public final class SyncServer: Sendable {
             try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
             self.storage = try SQLiteStorage(path: configuration.databasePath, durability: configuration.durability)
         }
+        self.notifier = ChangeNotifier(channel: self.storage.noticeChannel)
         self.clock = clock
         self.timers = timers
         self.logger = logger
@@ -54,8 +55,9 @@ public final class SyncServer: Sendable {
             storage: self.storage, clock: clock, accessTokenLifetime: configuration.accessTokenLifetime,
             refreshTokenLifetime: configuration.refreshTokenLifetime)
         self.hasher = PasswordHasher(cost: configuration.bcryptCost)
-        self.loginGate = LoginGate(
-            throttle: LoginThrottle(maximumFailures: configuration.maximumLoginFailures, window: configuration.loginFailureWindow))
+        self.loginThrottle = LoginThrottle(
+            log: self.storage.loginFailures ?? MemoryLoginFailures(), maximumFailures: configuration.maximumLoginFailures,
+            window: configuration.loginFailureWindow)
         self.access = AccessControl(tokens: tokens, storage: self.storage)
         self.feed = ChangesFeed(storage: self.storage)
         self.batches = BatchService(storage: self.storage)
@@ -75,7 +77,7 @@ public final class SyncServer: Sendable {
         router.add(middleware: ErrorMiddleware())
         router.addRoutes(MetaRoutes().collection)
         router.addRoutes(
-            AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginGate: loginGate, clock: clock).collection, atPath: "v1/auth")
+            AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock).collection, atPath: "v1/auth")
         let projectGroups: [any RouteGroup] = [
             SchemaRoutes(access: access, admin: admin),
             ChangesRoutes(access: access, feed: feed, clock: clock),
@@ -105,6 +107,7 @@ public final class SyncServer: Sendable {
         var services: [any Service] = []
         if runsStorage { services.append(storage) }
         services.append(MaintenanceService(server: self))
+        if let channel = notifier.channel { services.append(NoticeRelay(channel: channel, notifier: notifier, logger: logger)) }
         return Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: port ?? configuration.port), serverName: "cairn"),
@@ -131,13 +134,4 @@ public final class SyncServer: Sendable {
         report.files = try await files.sweep()
         return report
     }
-}
-
-/// Serialises access to the login throttle.
-actor LoginGate {
-    var throttle: LoginThrottle
-    init(throttle: LoginThrottle) { self.throttle = throttle }
-    func retryAfter(_ user: String, now: Date) -> TimeInterval? { throttle.retryAfter(user, now: now) }
-    func failed(_ user: String, now: Date) { throttle.recordFailure(user, now: now) }
-    func succeeded(_ user: String) { throttle.recordSuccess(user) }
 }

@@ -91,6 +91,22 @@ public protocol ServerStorage: Service, FileCatalog {
     /// deleted as ``FeedRows/purgedThrough``), operations remembered before `operationsBefore` and tokens expired
     /// at `now`.
     func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport
+
+    // MARK: Several instances
+
+    /// How live notices reach the other instances on this storage (`nil` by default).
+    var noticeChannel: (any NoticeChannel)? { get }
+    /// Where failed logins are remembered for every instance (`nil` by default: in each server's memory).
+    var loginFailures: (any LoginFailureLog)? { get }
+}
+
+extension ServerStorage {
+    /// How live notices reach the other instances on this storage; `nil` (the default) for a storage one instance
+    /// owns.
+    public var noticeChannel: (any NoticeChannel)? { nil }
+    /// Where failed logins are remembered so every instance counts them; `nil` (the default) keeps them in the
+    /// server's memory.
+    public var loginFailures: (any LoginFailureLog)? { nil }
 }
 
 /// What a purge removed.

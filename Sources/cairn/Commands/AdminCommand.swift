@@ -7,8 +7,17 @@ struct AdminOptions: ParsableArguments {
     @Option(name: .long, help: "The server's data directory.")
     var data: String = "./cairn-data"
 
-    /// Opens the data directory's database (creating it if needed).
-    func admin() throws -> ServerAdmin {
+    @Option(name: .long, help: "The server's PostgreSQL database, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or CAIRN_POSTGRES_URL), instead of --data.")
+    var postgres: String?
+
+    /// Opens the server's storage: the PostgreSQL database when one is named, else the data directory's database
+    /// (creating it if needed).
+    func admin() async throws -> ServerAdmin {
+        if let url = postgres ?? ProcessInfo.processInfo.environment["CAIRN_POSTGRES_URL"] {
+            return try await CLIError.wrap("cannot open the PostgreSQL database") {
+                ServerAdmin(storage: try await PostgresStorage(url: url))
+            }
+        }
         let directory = URL(fileURLWithPath: data)
         return try CLIError.wrap("cannot open the data directory \(data)") {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -21,9 +30,10 @@ struct AdminOptions: ParsableArguments {
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
-        abstract: "Manage a server's projects, users, roles and schemas directly in its data directory.",
+        abstract: "Manage a server's projects, users, roles and schemas directly in its data directory or PostgreSQL database.",
         discussion: """
-            No server needs to run. Example:
+            No server needs to run. With --postgres URL (or CAIRN_POSTGRES_URL) instead of --data, the same commands manage
+            a server whose state is in PostgreSQL. Example:
               cairn admin --data ./cairn-data add-project field
               cairn admin --data ./cairn-data add-user alice --password 'a long password'
               cairn admin --data ./cairn-data grant alice --project field --role writer
@@ -137,7 +147,7 @@ struct AdminCommand: AsyncParsableCommand {
         var projectBytes: String?
 
         func run() async throws {
-            let admin = try options.admin()
+            let admin = try await options.admin()
             var limits = try await CLIError.wrap("cannot read the limits of \(project)") { try await admin.fileLimits(project: project) }
             if let fileBytes { limits.maximumFileBytes = try Self.bytes(fileBytes, "--file-bytes") }
             if let projectBytes { limits.maximumProjectBytes = try Self.bytes(projectBytes, "--project-bytes") }

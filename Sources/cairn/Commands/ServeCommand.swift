@@ -19,6 +19,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The data directory (created if missing).")
     var data: String = "./cairn-data"
 
+    @Option(
+        name: .long,
+        help: "A PostgreSQL database for all server state and files, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require] (or CAIRN_POSTGRES_URL); several servers may share it. Without it, --data is used.")
+    var postgres: String?
+
     @Option(name: .long, help: "The address to listen on. Use 0.0.0.0 to accept other machines.")
     var host: String = "127.0.0.1"
 
@@ -61,13 +66,15 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.durability = CommitDurability(rawValue: durability) ?? .full
         var logger = Logger(label: "cairn.server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let server = try CLIError.wrap("cannot open the data directory \(data)") {
-            try SyncServer(configuration: configuration, logger: logger)
+        configuration.postgresURL = postgres ?? ProcessInfo.processInfo.environment["CAIRN_POSTGRES_URL"]
+        let server = try await CLIError.wrap(configuration.postgresURL == nil ? "cannot open the data directory \(data)" : "cannot open the PostgreSQL database") {
+            try await SyncServer.open(configuration: configuration, logger: logger)
         }
-        let host = configuration.host, data = self.data
+        let host = configuration.host
+        let data = configuration.postgresURL == nil ? "data: \(self.data)" : "data: PostgreSQL"
         try await server.makeApplication { port in
             // A line on its own, flushed, so scripts can read the port when --port 0 was asked.
-            FileHandle.standardOutput.write(Data("cairn server listening on http://\(host):\(port) (data: \(data))\n".utf8))
+            FileHandle.standardOutput.write(Data("cairn server listening on http://\(host):\(port) (\(data))\n".utf8))
         }.runService()
     }
 }

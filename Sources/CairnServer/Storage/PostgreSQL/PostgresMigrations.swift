@@ -185,6 +185,11 @@ enum PostgresMigrations {
             $body$
             """#,
         ]),
+        Migration(version: 5, name: "login-failures", statements: [
+            // Failed sign-ins, shared so that the throttle counts attempts spread over instances.
+            "CREATE TABLE login_failures (\"user\" TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
+            "CREATE INDEX login_failures_user ON login_failures(\"user\", at)",
+        ]),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions

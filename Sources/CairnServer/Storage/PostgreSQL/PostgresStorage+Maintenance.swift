@@ -23,6 +23,8 @@ extension PostgresStorage {
             let operations = try await Self.count(
                 connection, "DELETE FROM operations WHERE created_at < \(operationsBefore.epochSeconds) RETURNING 1", logger: logger)
             let tokens = try await Self.count(connection, "DELETE FROM tokens WHERE expires_at < \(now.epochSeconds) RETURNING 1", logger: logger)
+            // Failed sign-ins older than a day count for no window.
+            try await connection.query("DELETE FROM login_failures WHERE at < \(now.epochSeconds - 86_400)", logger: logger)
             return PurgeReport(tombstones: tombstones, operations: operations, tokens: tokens)
         }
     }

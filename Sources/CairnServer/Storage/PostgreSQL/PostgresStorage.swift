@@ -18,19 +18,34 @@ public final class PostgresStorage: ServerStorage {
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
+    private let notices: PostgresNoticeChannel
+
+    /// `NOTIFY` and `LISTEN` on this database.
+    public var noticeChannel: (any NoticeChannel)? { notices }
+    /// The `login_failures` table.
+    public var loginFailures: (any LoginFailureLog)? { self }
 
     /// Connects to the database at `url` (``PostgresURL``) and migrates it; several instances may do so at once.
     public init(url: String, logger: Logger = Logger(label: "cairn.postgres")) async throws {
-        let client = PostgresClient(configuration: try PostgresURL.configuration(url), backgroundLogger: logger)
+        let configuration = try PostgresURL.configuration(url)
+        do {
+            try await PostgresURL.probe(url, logger: logger)
+        } catch {
+            throw ErrorBody(
+                code: .internalError,
+                message: "cannot connect to PostgreSQL at \(configuration.host ?? "?"):\(configuration.port ?? 5432): \(Self.describe(error))")
+        }
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
+        notices = PostgresNoticeChannel(client: client, logger: logger)
         // The pool leases connections only while `run()` runs; it stops at `close()`.
         running = Task { await client.run() }
         do {
             try await PostgresMigrations.migrate(client, logger: logger)
         } catch {
             running.cancel()
-            throw error
+            throw ErrorBody(code: .internalError, message: "cannot prepare the PostgreSQL database: \(Self.describe(error))")
         }
     }
 
@@ -57,6 +72,17 @@ public final class PostgresStorage: ServerStorage {
             if let closureError = error.closureError, error.rollbackError == nil { throw closureError }
             throw error
         }
+    }
+
+    /// What went wrong, in PostgreSQL's words when the server answered (postgres-nio hides them from `description`
+    /// so that logs never show query values by accident).
+    public static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] {
+            return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
     }
 
     /// Whether a failed statement broke a unique constraint (SQLSTATE 23505).
