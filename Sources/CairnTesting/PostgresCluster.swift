@@ -150,6 +150,6 @@ public final class PostgresCluster: Sendable {
     public struct ClusterError: Error, CustomStringConvertible {
         /// What failed, with PostgreSQL's output.
         public let description: String
-        init(_ description: String) { self.description = description }
+        public init(_ description: String) { self.description = description }
     }
 }

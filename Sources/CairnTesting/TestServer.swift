@@ -25,9 +25,11 @@ public final class TestServer: Sendable {
     public static func start(
         clock: any WallClock = SystemWallClock(), configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
+        let postgresURL = try storageFromEnvironment()
         let embedded = try await EmbeddedServer.start(clock: clock) { configuration in
             configuration.bcryptCost = 4
             configuration.purgeInterval = 0
+            configuration.postgresURL = postgresURL
             configure(&configuration)
         }
         return TestServer(embedded: embedded, clock: clock)
@@ -46,6 +48,16 @@ public final class TestServer: Sendable {
         } catch {
             await server.stop()
             throw error
+        }
+    }
+
+    /// `CAIRN_TEST_SERVER_STORAGE=postgres` runs every test server on a new database of the test process's
+    /// PostgreSQL cluster (``PostgresCluster/shared()``) instead of SQLite, so one suite checks both backends.
+    static func storageFromEnvironment() throws -> String? {
+        switch ProcessInfo.processInfo.environment["CAIRN_TEST_SERVER_STORAGE"] ?? "sqlite" {
+        case "sqlite": return nil
+        case "postgres": return try PostgresCluster.shared().makeDatabase()
+        case let other: throw PostgresCluster.ClusterError("CAIRN_TEST_SERVER_STORAGE is sqlite or postgres, not \(other)")
         }
     }
 

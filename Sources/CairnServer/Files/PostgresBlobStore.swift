@@ -83,7 +83,7 @@ public struct PostgresBlobStore: BlobStore {
         if keep > 0 {
             let rows = try await connection.query(
                 """
-                SELECT substring(bytes FROM 1 FOR \(keep)) FROM file_chunks WHERE project = \(project) AND id = \(id) AND chunk = \(index)
+                SELECT substring(bytes FROM 1 FOR \(keep)::int4) FROM file_chunks WHERE project = \(project) AND id = \(id) AND chunk = \(index)
                 """, logger: logger)
             for try await kept in rows.decode(ByteBuffer.self) { pending = kept }
         }
@@ -131,7 +131,7 @@ public struct PostgresBlobStore: BlobStore {
             var slice: ByteBuffer?
             let rows = try await client.query(
                 """
-                SELECT substring(bytes FROM \(start + 1) FOR \(end - start)) FROM file_chunks
+                SELECT substring(bytes FROM \(start + 1)::int4 FOR \(end - start)::int4) FROM file_chunks
                 WHERE project = \(project) AND id = \(id) AND chunk = \(index)
                 """, logger: logger)
             for try await bytes in rows.decode(ByteBuffer.self) { slice = bytes }

@@ -15,7 +15,9 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch {
             let apiError = Self.apiError(for: error, request: request)
             if apiError.status.code >= 500 {
-                context.logger.error("request failed", metadata: ["error": .string(String(describing: type(of: error)))])
+                context.logger.error(
+                    "request failed",
+                    metadata: ["error": .string(String(describing: type(of: error))), "reason": .string(PostgresStorage.describe(error))])
             }
             return try apiError.response(from: request, context: context)
         }

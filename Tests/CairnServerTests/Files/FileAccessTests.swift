@@ -45,7 +45,7 @@ struct FileAccessTests {
         for name in ["../../etc/passwd", "a/b\\c", String(repeating: "é", count: 127), "..", "ünïcødé 📷.jpg"] {
             let file = try await fixture.upload(Data("x".utf8), name: name)
             #expect(file.name == name)
-            #expect(FileManager.default.fileExists(atPath: fixture.blobPath(file.id)))
+            #expect(try await fixture.hasBlob(file.id))
             let download = try await fixture.http.send(.GET, "\(Fixture.files)/\(file.id)/content", token: fixture.tokens["alice"])
             let disposition = try #require(download.header("Content-Disposition"))
             #expect(disposition.hasPrefix("attachment; filename=\""))
@@ -171,11 +171,11 @@ struct FileAccessTests {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }
         let file = try await fixture.upload(testBytes(100))
-        #expect(FileManager.default.fileExists(atPath: fixture.blobPath(file.id)))
+        #expect(try await fixture.hasBlob(file.id))
         #expect(try await fixture.http.send(.DELETE, "\(Fixture.files)/\(file.id)", token: fixture.tokens["rita"]).status == 403)
         let deleted = try await fixture.http.send(.DELETE, "\(Fixture.files)/\(file.id)", token: fixture.tokens["alice"])
         #expect(try deleted.decode(FileMetadata.self).status == .deleted)
-        #expect(!FileManager.default.fileExists(atPath: fixture.blobPath(file.id)))
+        #expect(try await !fixture.hasBlob(file.id))
         let download = try await fixture.http.send(.GET, "\(Fixture.files)/\(file.id)/content", token: fixture.tokens["alice"])
         #expect(download.status == 409)
         #expect(download.errorCode == "file_not_ready")

@@ -217,7 +217,7 @@ struct FileUploadTests {
         let report = try await fixture.server.server.purgeNow()
         #expect(report.files == 1)
         #expect(try await fixture.http.send(.GET, "\(Fixture.files)/\(stale.id)", token: fixture.tokens["alice"]).status == 404)
-        #expect(!FileManager.default.fileExists(atPath: fixture.blobPath(stale.id)))
+        #expect(try await !fixture.hasBlob(stale.id))
         #expect(try await fixture.metadata(fresh.id).status == .new)
         #expect(try await fixture.metadata(kept.id).status == .completed)
         // Bytes arriving keep an upload alive.
@@ -247,9 +247,13 @@ struct BrokenBody: AsyncSequence, Sendable {
 }
 
 extension Fixture {
-    /// Where the directory blob store keeps a file's bytes.
-    func blobPath(_ id: String) -> String {
-        server.directory.appendingPathComponent("files/\(Fixture.project)/\(id)").path
+    /// Whether the server keeps bytes for the file: with the directory blob store, at exactly `files/PROJECT/ID`
+    /// (never a path made of the file's name); with another store, as it counts them.
+    func hasBlob(_ id: String) async throws -> Bool {
+        if server.server.blobs is DirectoryBlobStore {
+            return FileManager.default.fileExists(atPath: server.directory.appendingPathComponent("files/\(Fixture.project)/\(id)").path)
+        }
+        return try await server.server.blobs.size(project: Fixture.project, id: id) > 0
     }
 
     /// Step 1 with a raw JSON body as `alice`.

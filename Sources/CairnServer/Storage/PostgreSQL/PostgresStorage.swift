@@ -75,7 +75,7 @@ public final class PostgresStorage: ServerStorage {
     }
 
     /// What went wrong, in PostgreSQL's words when the server answered (postgres-nio hides them from `description`
-    /// so that logs never show query values by accident).
+    /// so that logs never show query values by accident); other errors as they describe themselves.
     public static func describe(_ error: any Error) -> String {
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] {
