@@ -1,0 +1,223 @@
+import CairnProtocol
+import CairnTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Several `cairn serve` processes on one PostgreSQL database behave as one server.
+@Suite("Several server instances on one PostgreSQL database", .serialized)
+struct MultiInstanceTests {
+    @Test("writers spread over three instances; a reader on one sees every change exactly once, in order")
+    func spreadWriters() async throws {
+        guard let instances = try await Instances.start(count: 3) else { return }
+        defer { instances.stop() }
+        let writers = 8, batches = 15, perBatch = 6
+        let total = writers * batches * perBatch
+        let done = FinishedWriters()
+        let reader = instances.clients[0]
+        let start = try await instances.pull(reader, since: nil, limit: 1).cursor
+        async let followed: [Change] = {
+            var seen: [Change] = []
+            var cursor = start
+            while true {
+                let writing = await done.count < writers
+                let page = try await instances.pull(reader, since: cursor, limit: 7)
+                seen += page.changes
+                cursor = page.cursor
+                if !writing && !page.hasMore { return seen }
+            }
+        }()
+        let acknowledged = try await withThrowingTaskGroup(of: [String].self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    let client = instances.clients[writer % instances.clients.count]
+                    var ids: [String] = []
+                    for batch in 0..<batches {
+                        let operations = (0..<perBatch).map { index in
+                            SyncOperation(opId: newOpID(), collection: "notes", id: "w\(writer)-b\(batch)-\(index)", op: .create,
+                                          data: ["count": .integer(Int64(index))])
+                        }
+                        let results = try await instances.push(client, operations)
+                        #expect(results.allSatisfy { $0.status == .applied })
+                        ids += results.map { $0.record?.id ?? "" }
+                    }
+                    await done.finish()
+                    return ids
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        let seen = try await followed
+        #expect(acknowledged.count == total)
+        #expect(seen.count == total, "the reader saw \(seen.count) of \(total) changes")
+        #expect(Set(seen.map(\.id)) == Set(acknowledged))
+        #expect(seen.map(\.version) == Array(1...Int64(total)), "versions are gap-free and in order")
+    }
+
+    @Test("the same batch sent to two instances at once applies once")
+    func sameBatchTwice() async throws {
+        guard let instances = try await Instances.start(count: 3) else { return }
+        defer { instances.stop() }
+        for round in 0..<20 {
+            let operations = (0..<5).map { index in
+                SyncOperation(opId: newOpID(), collection: "notes", id: "r\(round)-\(index)", op: .create, data: ["count": .integer(Int64(round))])
+            }
+            async let first = instances.push(instances.clients[1], operations)
+            async let second = instances.push(instances.clients[2], operations)
+            let (a, b) = try await (first, second)
+            #expect(a.map { $0.record?.version } == b.map { $0.record?.version }, "both answers carry the one application's versions")
+        }
+        let page = try await instances.pull(instances.clients[0], since: nil, limit: 1000)
+        #expect(page.changes.count == 100)
+        #expect(page.changes.map(\.version) == Array(1...100), "no operation was applied twice")
+    }
+
+    @Test("a notice written through one instance arrives over SSE at the other two")
+    func noticesCrossInstances() async throws {
+        guard let instances = try await Instances.start(count: 3) else { return }
+        defer { instances.stop() }
+        var streams: [EventStreamReader] = []
+        for client in instances.clients.dropFirst() {
+            let stream = try await EventStreamReader.open(
+                url: client.baseURL.appendingPathComponent("v1/projects/field/events"), token: instances.token)
+            streams.append(stream)
+        }
+        defer { for stream in streams { Task { await stream.close() } } }
+        try await Task.sleep(for: .milliseconds(300))
+        let result = try await instances.push(instances.clients[0], [
+            SyncOperation(opId: newOpID(), collection: "notes", id: "n1", op: .create, data: ["title": "hello"]),
+        ])
+        let version = try #require(result.first?.record?.version)
+        for stream in streams {
+            var notice: JSONValue?
+            while notice?["collection"] != "notes" {
+                notice = try JSONValue(parsing: Array(try await stream.nextData(timeout: .seconds(5)).utf8))
+            }
+            #expect(notice?["version"] == .integer(version))
+        }
+    }
+
+    @Test("killing one instance during writes loses no acknowledged write")
+    func killedInstance() async throws {
+        guard let instances = try await Instances.start(count: 3) else { return }
+        defer { instances.stop() }
+        let acknowledged = try await withThrowingTaskGroup(of: [String].self) { group in
+            for writer in 0..<6 {
+                group.addTask {
+                    let client = instances.clients[writer % 3]
+                    var ids: [String] = []
+                    for batch in 0..<40 {
+                        let operations = (0..<5).map { index in
+                            SyncOperation(opId: newOpID(), collection: "notes", id: "k\(writer)-\(batch)-\(index)", op: .create, data: [:])
+                        }
+                        // Writers on the killed instance stop at their first refused batch; the others go on.
+                        guard let results = try? await instances.push(client, operations) else { break }
+                        ids += results.compactMap { $0.status == .applied ? $0.record?.id : nil }
+                    }
+                    return ids
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(400))
+                instances.processes[2].send(SIGKILL)
+                return []
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(acknowledged.count > 0)
+        var present = Set<String>()
+        var cursor: String?
+        while true {
+            let page = try await instances.pull(instances.clients[0], since: cursor, limit: 1000)
+            present.formUnion(page.changes.map(\.id))
+            cursor = page.cursor
+            if !page.hasMore { break }
+        }
+        let lost = Set(acknowledged).subtracting(present)
+        #expect(lost.isEmpty, "\(lost.count) acknowledged writes are missing")
+    }
+}
+
+/// `count` `cairn serve` processes on a new database of the test process's PostgreSQL cluster, with the project
+/// `field` (the fixture's schema) and the writer `alice`, signed in.
+struct Instances: Sendable {
+    let processes: [ChildProcess]
+    let clients: [TestHTTPClient]
+    let token: String
+
+    /// Starts them; nil (after printing why) when this machine has no PostgreSQL.
+    static func start(count: Int) async throws -> Instances? {
+        if let reason = PostgresCluster.unavailableReason {
+            print("skipped: the multi-instance tests need a local PostgreSQL: \(reason)")
+            return nil
+        }
+        let url = try PostgresCluster.shared().makeDatabase()
+        let folder = Tool.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let schema = folder.appendingPathComponent("schema.json")
+        try Data(CairnJSON.encode(Fixture.schema)).write(to: schema)
+        for arguments in [
+            ["add-project", "field"], ["add-user", "alice", "--password", TestServer.password],
+            ["grant", "alice", "--project", "field", "--role", "writer"], ["set-schema", "--project", "field", schema.path],
+        ] {
+            let output = try Tool.run(["admin", "--postgres", url] + arguments)
+            guard output.status == 0 else { throw CocoaError(.featureUnsupported, userInfo: [NSDebugDescriptionErrorKey: output.stderr]) }
+        }
+        var processes: [ChildProcess] = []
+        var clients: [TestHTTPClient] = []
+        do {
+            for _ in 0..<count {
+                let process = try Tool.start(
+                    ["serve", "--postgres", url, "--port", "0", "--log-level", "warning"], environment: ProcessInfo.processInfo.environment,
+                    output: .pipe)
+                processes.append(process)
+                clients.append(TestHTTPClient(baseURL: try listeningURL(process)))
+            }
+        } catch {
+            for process in processes { process.send(SIGKILL) }
+            throw error
+        }
+        let token = try await clients[0].login("alice").accessToken
+        return Instances(processes: processes, clients: clients, token: token)
+    }
+
+    /// The URL `cairn serve` prints once it listens.
+    private static func listeningURL(_ process: ChildProcess) throws -> URL {
+        let out = try #require(process.standardOutput)
+        var line = ""
+        while !line.contains("\n") {
+            let chunk = out.availableData
+            if chunk.isEmpty { break }
+            line += String(decoding: chunk, as: UTF8.self)
+        }
+        return try #require(line.split(separator: " ").first { $0.hasPrefix("http://") }.flatMap { URL(string: String($0)) })
+    }
+
+    /// Stops every instance still running.
+    func stop() {
+        for process in processes where process.isRunning { process.send(SIGTERM) }
+        for process in processes { process.waitUntilExit() }
+    }
+
+    /// Pushes a batch to `client`'s instance (fails on a non-200).
+    func push(_ client: TestHTTPClient, _ operations: [SyncOperation]) async throws -> [OperationResult] {
+        let reply = try await client.send(.POST, "/v1/projects/field/batch", token: token, value: BatchRequest(operations: operations))
+        guard reply.status == 200 else { throw CocoaError(.coderInvalidValue, userInfo: [NSDebugDescriptionErrorKey: "batch answered \(reply.status)"]) }
+        return try reply.decode(BatchResponse.self).results
+    }
+
+    /// One page of `notes` from `client`'s instance.
+    func pull(_ client: TestHTTPClient, since: String?, limit: Int) async throws -> ChangesPage {
+        var path = "/v1/projects/field/collections/notes/changes?limit=\(limit)"
+        if let since { path += "&since=" + (since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? since) }
+        return try await client.send(.GET, path, token: token).decode(ChangesPage.self)
+    }
+}
+
+actor FinishedWriters {
+    var count = 0
+    func finish() { count += 1 }
+}
