@@ -1,6 +1,8 @@
+import AsyncHTTPClient
 import CairnProtocol
 import CairnTesting
 import Foundation
+import NIOCore
 import Testing
 
 #if canImport(Glibc)
@@ -141,6 +143,69 @@ struct MultiInstanceTests {
     }
 }
 
+/// What operators expect of one instance: readiness that follows the database, and a clean stop on SIGTERM.
+@Suite("A server instance as operators run it", .serialized)
+struct OperatorTests {
+    @Test("/ready answers 200 while PostgreSQL answers and 503 once it is gone; /health stays 200")
+    func readiness() async throws {
+        if let reason = PostgresCluster.unavailableReason {
+            print("skipped: the readiness test needs a local PostgreSQL: \(reason)")
+            return
+        }
+        // A cluster of its own, to stop under the server.
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let url = try cluster.makeDatabase()
+        let process = try Tool.start(
+            ["serve", "--postgres", url, "--port", "0", "--log-level", "error"], environment: ProcessInfo.processInfo.environment, output: .pipe)
+        defer {
+            process.send(SIGKILL)
+            process.waitUntilExit()
+        }
+        let client = TestHTTPClient(baseURL: try Instances.listeningURL(process))
+        #expect(try await client.send(.GET, "/ready").status == 200)
+        cluster.stop()
+        let down = try await client.send(.GET, "/ready")
+        #expect(down.status == 503)
+        #expect(down.errorCode == "unavailable")
+        #expect(down.header("Retry-After") == "5")
+        #expect(try await client.send(.GET, "/health").status == 200)
+    }
+
+    @Test("SIGTERM ends live streams with a retry hint, then the process exits 0")
+    func gracefulStop() async throws {
+        let data = Tool.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let schema = data.appendingPathComponent("schema.json")
+        try Data(CairnJSON.encode(Fixture.schema)).write(to: schema)
+        for arguments in [
+            ["add-project", "field"], ["add-user", "alice", "--password", TestServer.password],
+            ["grant", "alice", "--project", "field", "--role", "writer"],
+        ] {
+            #expect(try Tool.run(["admin", "--data", data.appendingPathComponent("server").path] + arguments).status == 0)
+        }
+        let process = try Tool.start(
+            ["serve", "--data", data.appendingPathComponent("server").path, "--port", "0", "--log-level", "error"],
+            environment: ProcessInfo.processInfo.environment, output: .pipe)
+        let client = TestHTTPClient(baseURL: try Instances.listeningURL(process))
+        let token = try await client.login("alice").accessToken
+        var request = HTTPClientRequest(url: client.baseURL.absoluteString + "/v1/projects/field/events")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        #expect(response.status == .ok)
+        async let text: String = {
+            var text = ""
+            for try await chunk in response.body { text += String(buffer: chunk) }
+            return text
+        }()
+        try await Task.sleep(for: .milliseconds(300))
+        process.send(SIGTERM)
+        let received = try await text.components(separatedBy: "\n")
+        #expect(received.contains("retry: 1000"), "\(received)")
+        #expect(process.waitUntilExit() == 0)
+    }
+}
+
 /// `count` `cairn serve` processes on a new database of the test process's PostgreSQL cluster, with the project
 /// `field` (the fixture's schema) and the writer `alice`, signed in.
 struct Instances: Sendable {
@@ -185,7 +250,7 @@ struct Instances: Sendable {
     }
 
     /// The URL `cairn serve` prints once it listens.
-    private static func listeningURL(_ process: ChildProcess) throws -> URL {
+    static func listeningURL(_ process: ChildProcess) throws -> URL {
         let out = try #require(process.standardOutput)
         var line = ""
         while !line.contains("\n") {

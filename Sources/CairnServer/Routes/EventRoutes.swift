@@ -14,6 +14,8 @@ struct EventRoutes: RouteGroup {
     let heartbeat: TimeInterval
     /// What heartbeats wait on.
     let timers: any Clock<Duration>
+    /// The SSE `retry` hint sent when the server shuts down.
+    static let reconnectMilliseconds = 1000
 
     func add(to routes: RouteCollection<CairnRequestContext>) {
         routes.get("events") { request, context in
@@ -25,12 +27,18 @@ struct EventRoutes: RouteGroup {
                 // The stream ends when the client leaves, or when the server shuts down.
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     let (ticks, tick) = AsyncStream<ByteBuffer>.makeStream()
+                    // The last thing sent: come back soon (to another instance, or to this one restarted).
+                    let end: @Sendable () -> Void = {
+                        tick.yield(ByteBuffer(string: "retry: \(Self.reconnectMilliseconds)\n: server shutting down\n\n"))
+                        tick.finish()
+                    }
                     group.addTask {
                         for await notice in stream {
                             let json = (try? CairnJSON.encode(notice)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
                             tick.yield(ByteBuffer(string: "event: change\ndata: \(json)\n\n"))
                         }
-                        tick.finish()
+                        // The notifier ends its streams only at shutdown.
+                        end()
                     }
                     group.addTask {
                         while !Task.isCancelled {
@@ -40,7 +48,7 @@ struct EventRoutes: RouteGroup {
                     }
                     group.addTask {
                         try await gracefulShutdown()
-                        tick.finish()
+                        end()
                     }
                     for await buffer in ticks {
                         try await writer.write(buffer)

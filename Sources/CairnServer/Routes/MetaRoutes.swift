@@ -3,11 +3,23 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// `GET /health` and `GET /v1/openapi.json`, without a token. Mounted at the root.
+/// `GET /health` (the process answers), `GET /ready` (and its storage can serve) and `GET /v1/openapi.json`, without
+/// a token. Mounted at the root.
 struct MetaRoutes: RouteGroup {
+    let storage: any ServerStorage
+
     func add(to routes: RouteCollection<CairnRequestContext>) {
         routes.get("health") { _, _ in
             try Response.json(["status": "ok", "protocol": "1"] as [String: String])
+        }
+        routes.get("ready") { _, _ in
+            do {
+                try await storage.checkReady()
+            } catch {
+                let reason = (error as? ErrorBody)?.message ?? PostgresStorage.describe(error)
+                throw APIError(.serviceUnavailable, .unavailable, "The server cannot serve yet: \(reason)", headers: [.retryAfter: "5"])
+            }
+            return try Response.json(["status": "ready", "protocol": "1"] as [String: String])
         }
         routes.get("v1/openapi.json") { _, _ in
             Response.jsonBytes(ByteBuffer(bytes: OpenAPIDocument.bytes))

@@ -75,7 +75,7 @@ public final class SyncServer: Sendable {
         let router = Router(context: CairnRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware())
-        router.addRoutes(MetaRoutes().collection)
+        router.addRoutes(MetaRoutes(storage: storage).collection)
         router.addRoutes(
             AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock).collection, atPath: "v1/auth")
         let projectGroups: [any RouteGroup] = [

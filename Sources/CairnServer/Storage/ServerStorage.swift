@@ -92,6 +92,11 @@ public protocol ServerStorage: Service, FileCatalog {
     /// at `now`.
     func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport
 
+    // MARK: Operations
+
+    /// Returns when the storage can serve (its database answers and its migrations are done); throws why not.
+    func checkReady() async throws
+
     // MARK: Several instances
 
     /// How live notices reach the other instances on this storage (`nil` by default).

@@ -74,6 +74,26 @@ public final class PostgresStorage: ServerStorage {
         }
     }
 
+    /// Asks the database for its newest migration, within 2 seconds (a pool waiting for a database that is down
+    /// would otherwise wait for ever); throws `unavailable` with the reason.
+    public func checkReady() async throws {
+        let client = self.client, logger = self.logger
+        let newest = try await withThrowingTaskGroup(of: Int?.self) { group in
+            group.addTask {
+                try await PostgresMigrations.appliedVersions(client, logger: logger).last
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(2))
+                throw ErrorBody(code: .unavailable, message: "PostgreSQL did not answer within 2 seconds")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+        guard let newest, newest >= PostgresMigrations.all.last!.version else {
+            throw ErrorBody(code: .unavailable, message: "the PostgreSQL database lacks migrations; a newer server must start first")
+        }
+    }
+
     /// What went wrong, in PostgreSQL's words when the server answered (postgres-nio hides them from `description`
     /// so that logs never show query values by accident); other errors as they describe themselves.
     public static func describe(_ error: any Error) -> String {

@@ -52,6 +52,11 @@ public final class SQLiteStorage: ServerStorage {
         try await gate.withLock { try pool.close() }
     }
 
+    /// Reads the migration table: the database file answers, and `init` migrated it.
+    public func checkReady() async throws {
+        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") }
+    }
+
     /// One write access in its own transaction, under the gate.
     func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
         try await gate.withLock { try await pool.write(updates) }
