@@ -33,7 +33,7 @@ struct ServiceTests {
         #expect(document["openapi"]?.stringValue?.hasPrefix("3.1") == true)
         let paths = try #require(document["paths"]?.objectValue)
         let expected: [String: Set<String>] = [
-            "/health": ["get"], "/v1/openapi.json": ["get"], "/v1/auth/login": ["post"], "/v1/auth/refresh": ["post"],
+            "/health": ["get"], "/ready": ["get"], "/metrics": ["get"], "/v1/openapi.json": ["get"], "/v1/auth/login": ["post"], "/v1/auth/refresh": ["post"],
             "/v1/auth/logout": ["post"], "/v1/projects/{project}/schema": ["get", "put"],
             "/v1/projects/{project}/collections/{collection}/changes": ["get"],
             "/v1/projects/{project}/collections/{collection}/digest": ["get"], "/v1/projects/{project}/batch": ["post"],

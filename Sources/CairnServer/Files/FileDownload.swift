@@ -7,7 +7,7 @@ import NIOCore
 /// The answer to a download of a completed file, for members and for public reads alike: the bytes streamed from
 /// the blob store, one `Range`, `ETag` and `If-None-Match`.
 enum FileDownload {
-    static func response(_ file: StoredFile, request: Request, blobs: any BlobStore) throws -> Response {
+    static func response(_ file: StoredFile, request: Request, blobs: any BlobStore, metrics: ServerMetrics) throws -> Response {
         guard file.status == .completed else {
             throw APIError(.conflict, .fileNotReady, "File \(file.id) is \(file.status.rawValue): only completed files can be downloaded")
         }
@@ -32,7 +32,10 @@ enum FileDownload {
         }
         let (project, id) = (file.project, file.id)
         let body = ResponseBody(contentLength: Int(range.count)) { writer in
-            try await blobs.read(project: project, id: id, range: range) { chunk in try await writer.write(chunk) }
+            try await blobs.read(project: project, id: id, range: range) { chunk in
+                try await writer.write(chunk)
+                metrics.fileBytes(out: Int64(chunk.readableBytes))
+            }
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)

@@ -15,6 +15,7 @@ struct FileService: Sendable {
     let storage: any ServerStorage
     let blobs: any BlobStore
     let notifier: ChangeNotifier
+    let metrics: ServerMetrics
     let clock: any WallClock
     /// The server's limits, used where a project has none of its own.
     let maximumFileBytes: Int64
@@ -128,6 +129,7 @@ struct FileService: Sendable {
             } catch BlobWriteError.interrupted(let kept, let underlying) {
                 (end, stop) = (kept, underlying)
             }
+            metrics.fileBytes(in: end - start)
             // Bytes arrived: the upload lives on.
             file.expiresAt = max(file.expiresAt ?? .distantPast, clock.now() + uploadExpiry)
             if try await !storage.replaceFile(file, ifStatus: .new) {

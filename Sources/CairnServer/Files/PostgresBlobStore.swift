@@ -17,7 +17,7 @@ import PostgresNIO
 /// let blobs = PostgresBlobStore(storage: storage)
 /// ```
 public struct PostgresBlobStore: BlobStore {
-    let client: PostgresClient
+    let client: PostgresPool
     let logger: Logger
     /// Bytes per stored chunk.
     let chunkSize: Int

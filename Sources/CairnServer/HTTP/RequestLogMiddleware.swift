@@ -9,6 +9,8 @@ import Logging
 /// or bodies, so tokens and record data stay out of logs.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = CairnRequestContext
+    /// Counts each request by route, method and status, with its duration.
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -26,6 +28,8 @@ struct RequestLogMiddleware: RouterMiddleware {
         }
         response.headers[HTTPField.Name(CairnHeader.requestID)!] = requestID
         let elapsed = ContinuousClock.now - started
+        metrics.request(
+            method: request.method.rawValue, route: context.endpointPath ?? "unmatched", status: response.status.code, duration: elapsed)
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
         context.logger.info(
             "request",

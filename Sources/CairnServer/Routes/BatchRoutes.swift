@@ -8,6 +8,7 @@ struct BatchRoutes: RouteGroup {
     let access: AccessControl
     let batches: BatchService
     let notifier: ChangeNotifier
+    let metrics: ServerMetrics
     let clock: any WallClock
     let maximumBytes: Int
     let maximumOperations: Int
@@ -21,6 +22,7 @@ struct BatchRoutes: RouteGroup {
             }
             let schema = try await access.schema(caller)
             let outcome = try await batches.apply(batch, project: caller.project, schema: schema, user: caller.user, now: clock.now())
+            metrics.pushed(outcome.results)
             await notifier.publish(project: caller.project, changes: outcome.changedCollections)
             return Response.jsonBytes(Self.body(outcome.resultTexts))
         }

@@ -7,6 +7,7 @@ import Hummingbird
 struct ChangesRoutes: RouteGroup {
     let access: AccessControl
     let feed: ChangesFeed
+    let metrics: ServerMetrics
     let clock: any WallClock
 
     func add(to routes: RouteCollection<CairnRequestContext>) {
@@ -18,6 +19,7 @@ struct ChangesRoutes: RouteGroup {
             let page = try await feed.page(
                 project: caller.project, collection: collection, schemaVersion: schema.version, request: changes,
                 clientID: request.headers[.cairnClientID], now: clock.now())
+            metrics.pulled(page.records)
             return Response.jsonBytes(page.body)
         }
         routes.get("collections/:collection/digest") { request, context in

@@ -10,6 +10,7 @@ import ServiceLifecycle
 struct EventRoutes: RouteGroup {
     let access: AccessControl
     let notifier: ChangeNotifier
+    let metrics: ServerMetrics
     /// Seconds between keep-alive comments.
     let heartbeat: TimeInterval
     /// What heartbeats wait on.
@@ -22,7 +23,10 @@ struct EventRoutes: RouteGroup {
             let caller = try await access.access(request, context, minimum: .reader)
             let stream = await notifier.subscribe(project: caller.project)
             let heartbeat = self.heartbeat, timers = self.timers
+            let metrics = self.metrics
             let body = ResponseBody { writer in
+                metrics.eventStreams(+1)
+                defer { metrics.eventStreams(-1) }
                 try await writer.write(ByteBuffer(string: ": connected\n\n"))
                 // The stream ends when the client leaves, or when the server shuts down.
                 try await withThrowingTaskGroup(of: Void.self) { group in

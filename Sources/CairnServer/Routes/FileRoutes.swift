@@ -60,7 +60,7 @@ struct FileRoutes: RouteGroup {
         routes.get("files/:file/content") { request, context in
             let caller = try await access.access(request, context, minimum: .reader)
             return try FileDownload.response(
-                try await files.file(project: caller.project, id: Self.id(context)), request: request, blobs: files.blobs)
+                try await files.file(project: caller.project, id: Self.id(context)), request: request, blobs: files.blobs, metrics: files.metrics)
         }
     }
 
@@ -96,7 +96,7 @@ struct PublicFileRoutes: RouteGroup {
             guard Names.isValidID(id), let file = try await files.storage.file(id: id), file.isPublic, file.status == .completed else {
                 throw APIError.notFound("public file \"\(id)\"")
             }
-            return try FileDownload.response(file, request: request, blobs: files.blobs)
+            return try FileDownload.response(file, request: request, blobs: files.blobs, metrics: files.metrics)
         }
     }
 }

@@ -3,10 +3,11 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// `GET /health` (the process answers), `GET /ready` (and its storage can serve) and `GET /v1/openapi.json`, without
-/// a token. Mounted at the root.
+/// `GET /health` (the process answers), `GET /ready` (and its storage can serve), `GET /metrics` (Prometheus text;
+/// see ``ServerMetrics``) and `GET /v1/openapi.json`, without a token. Mounted at the root.
 struct MetaRoutes: RouteGroup {
     let storage: any ServerStorage
+    let metrics: ServerMetrics
 
     func add(to routes: RouteCollection<CairnRequestContext>) {
         routes.get("health") { _, _ in
@@ -20,6 +21,12 @@ struct MetaRoutes: RouteGroup {
                 throw APIError(.serviceUnavailable, .unavailable, "The server cannot serve yet: \(reason)", headers: [.retryAfter: "5"])
             }
             return try Response.json(["status": "ready", "protocol": "1"] as [String: String])
+        }
+        routes.get("metrics") { _, _ in
+            metrics.pool(storage.poolUsage)
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text())))
         }
         routes.get("v1/openapi.json") { _, _ in
             Response.jsonBytes(ByteBuffer(bytes: OpenAPIDocument.bytes))

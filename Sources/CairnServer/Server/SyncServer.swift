@@ -26,6 +26,8 @@ public final class SyncServer: Sendable {
     let hasher: PasswordHasher
     let loginThrottle: LoginThrottle
     let notifier: ChangeNotifier
+    /// What it counts, answered at `GET /metrics`.
+    let metrics = ServerMetrics()
     let access: AccessControl
     let feed: ChangesFeed
     let batches: BatchService
@@ -63,7 +65,7 @@ public final class SyncServer: Sendable {
         self.batches = BatchService(storage: self.storage)
         self.blobs = blobs ?? DirectoryBlobStore(root: configuration.filesDirectory)
         self.files = FileService(
-            storage: self.storage, blobs: self.blobs, notifier: notifier, clock: clock, maximumFileBytes: configuration.maximumFileBytes,
+            storage: self.storage, blobs: self.blobs, notifier: notifier, metrics: metrics, clock: clock, maximumFileBytes: configuration.maximumFileBytes,
             maximumProjectBytes: configuration.maximumProjectFileBytes, uploadExpiry: configuration.fileUploadExpiry)
     }
 
@@ -73,18 +75,18 @@ public final class SyncServer: Sendable {
     /// The router with every route group and middleware.
     func makeRouter() -> Router<CairnRequestContext> {
         let router = Router(context: CairnRequestContext.self)
-        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: RequestLogMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
-        router.addRoutes(MetaRoutes(storage: storage).collection)
+        router.addRoutes(MetaRoutes(storage: storage, metrics: metrics).collection)
         router.addRoutes(
             AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock).collection, atPath: "v1/auth")
         let projectGroups: [any RouteGroup] = [
             SchemaRoutes(access: access, admin: admin),
-            ChangesRoutes(access: access, feed: feed, clock: clock),
+            ChangesRoutes(access: access, feed: feed, metrics: metrics, clock: clock),
             BatchRoutes(
-                access: access, batches: batches, notifier: notifier, clock: clock, maximumBytes: configuration.maximumBatchBytes,
+                access: access, batches: batches, notifier: notifier, metrics: metrics, clock: clock, maximumBytes: configuration.maximumBatchBytes,
                 maximumOperations: configuration.maximumBatchOperations),
-            EventRoutes(access: access, notifier: notifier, heartbeat: configuration.eventsHeartbeat, timers: timers),
+            EventRoutes(access: access, notifier: notifier, metrics: metrics, heartbeat: configuration.eventsHeartbeat, timers: timers),
             ClientRoutes(access: access, storage: storage, clock: clock),
             FileRoutes(access: access, files: files),
         ]

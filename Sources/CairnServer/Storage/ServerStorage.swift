@@ -96,6 +96,8 @@ public protocol ServerStorage: Service, FileCatalog {
 
     /// Returns when the storage can serve (its database answers and its migrations are done); throws why not.
     func checkReady() async throws
+    /// How busy the storage's connection pool is, for metrics; `nil` (the default) without a pool.
+    var poolUsage: PoolUsage? { get }
 
     // MARK: Several instances
 
@@ -112,6 +114,8 @@ extension ServerStorage {
     /// Where failed logins are remembered so every instance counts them; `nil` (the default) keeps them in the
     /// server's memory.
     public var loginFailures: (any LoginFailureLog)? { nil }
+    /// No pool.
+    public var poolUsage: PoolUsage? { nil }
 }
 
 /// What a purge removed.

@@ -19,6 +19,8 @@ struct ChangesFeed: Sendable {
         var body: ByteBuffer
         var cursor: FeedCursor
         var hasMore: Bool
+        /// How many records (tombstones included) the page holds.
+        var records: Int
     }
 
     /// Reads one page of `collection` for `request`.
@@ -41,7 +43,7 @@ struct ChangesFeed: Sendable {
         if !rows.hasMore, let clientID {
             try await storage.notePull(clientID: clientID, project: project, version: cursor.since, now: now)
         }
-        return Page(body: Self.body(rows, cursor: cursor, schemaVersion: schemaVersion), cursor: cursor, hasMore: rows.hasMore)
+        return Page(body: Self.body(rows, cursor: cursor, schemaVersion: schemaVersion), cursor: cursor, hasMore: rows.hasMore, records: rows.rows.count)
     }
 
     /// The collection's digest, with a cursor at the head version read with it (a client that matches it may

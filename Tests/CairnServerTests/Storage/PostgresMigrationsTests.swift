@@ -33,20 +33,20 @@ struct PostgresMigrationsTests {
     func concurrentMigrations() async throws {
         try await Self.withCluster(clients: 3) { clients in
             let results = try await withThrowingTaskGroup(of: [Int].self) { group in
-                for client in clients { group.addTask { try await PostgresMigrations.migrate(client, logger: Self.logger) } }
+                for client in clients { group.addTask { try await PostgresMigrations.migrate(PostgresPool(client, maximum: 20), logger: Self.logger) } }
                 return try await group.reduce(into: [[Int]]()) { $0.append($1) }
             }
             let every = PostgresMigrations.all.map(\.version)
             #expect(results.filter { !$0.isEmpty } == [every])
             #expect(results.filter(\.isEmpty).count == 2)
-            #expect(try await PostgresMigrations.appliedVersions(clients[0], logger: Self.logger) == every)
-            #expect(try await PostgresMigrations.migrate(clients[1], logger: Self.logger) == [])
+            #expect(try await PostgresMigrations.appliedVersions(PostgresPool(clients[0], maximum: 20), logger: Self.logger) == every)
+            #expect(try await PostgresMigrations.migrate(PostgresPool(clients[1], maximum: 20), logger: Self.logger) == [])
 
             var tables: Set<String> = []
             let rows = try await clients[2].query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
             for try await name in rows.decode(String.self) { tables.insert(name) }
             for table in ["users", "tokens", "projects", "members", "records", "collection_state", "operations", "clients", "files",
-                          "file_limits", "file_chunks", "cairn_migrations"] {
+                          "file_limits", "file_chunks", "login_failures", "cairn_migrations"] {
                 #expect(tables.contains(table), "missing table \(table)")
             }
         }

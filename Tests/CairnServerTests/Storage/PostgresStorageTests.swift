@@ -106,7 +106,7 @@ extension PostgresStorageTests {
             try await storage.notePull(clientID: id, project: "field", version: 7, now: now)
             try await storage.notePull(clientID: id, project: "field", version: 3, now: now)
             try await storage.notePull(clientID: id, project: "other", version: 99, now: now)
-            let rows = try await storage.client.query("SELECT last_pulled_version FROM clients WHERE id = \(id)")
+            let rows = try await storage.client.client.query("SELECT last_pulled_version FROM clients WHERE id = \(id)")
             #expect(try await rows.decode(Int64.self).first(where: { _ in true }) == 7)
         }
     }
@@ -114,7 +114,7 @@ extension PostgresStorageTests {
     @Test("purge: old tombstones (remembering the highest version per collection), old operations and expired tokens go")
     func purge() async throws {
         try await Self.withStorage { storage in
-            let client = storage.client
+            let client = storage.client.client
             for (id, version, deleted, changed) in [("a", 1, true, 100.0), ("b", 2, true, 100.0), ("c", 3, false, 100.0), ("d", 4, true, 900.0)] {
                 try await client.query(
                     """

@@ -195,7 +195,7 @@ enum PostgresMigrations {
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions
     /// this call applied (none when another instance got there first).
     @discardableResult
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
+    static func migrate(_ client: PostgresPool, logger: Logger) async throws -> [Int] {
         try await PostgresStorage.transaction(client, logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
             try await connection.query(
@@ -219,7 +219,7 @@ enum PostgresMigrations {
     }
 
     /// The versions the database has applied, in order.
-    static func appliedVersions(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
+    static func appliedVersions(_ client: PostgresPool, logger: Logger) async throws -> [Int] {
         var versions: [Int] = []
         for try await version in try await client.query("SELECT version FROM cairn_migrations ORDER BY version", logger: logger).decode(Int.self) {
             versions.append(version)

@@ -10,12 +10,12 @@ import PostgresNIO
 /// connection of its own.
 final class PostgresNoticeChannel: NoticeChannel {
     static let channel = "cairn_notices"
-    let client: PostgresClient
+    let client: PostgresPool
     let logger: Logger
     /// Tells this instance's notices from the others'.
     let instance = UUID().uuidString.lowercased()
 
-    init(client: PostgresClient, logger: Logger) {
+    init(client: PostgresPool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// let storage = try await PostgresStorage(url: "postgres://cairn@db.internal/cairn")
 /// ```
 public final class PostgresStorage: ServerStorage {
-    let client: PostgresClient
+    let client: PostgresPool
     let logger: Logger
     private let running: Task<Void, Never>
     private let notices: PostgresNoticeChannel
@@ -24,6 +24,8 @@ public final class PostgresStorage: ServerStorage {
     public var noticeChannel: (any NoticeChannel)? { notices }
     /// The `login_failures` table.
     public var loginFailures: (any LoginFailureLog)? { self }
+    /// The pool's connections held now, and its maximum.
+    public var poolUsage: PoolUsage? { PoolUsage(inUse: client.inUse, maximum: client.maximum) }
 
     /// Connects to the database at `url` (``PostgresURL``) and migrates it; several instances may do so at once.
     public init(url: String, logger: Logger = Logger(label: "cairn.postgres")) async throws {
@@ -35,12 +37,13 @@ public final class PostgresStorage: ServerStorage {
                 code: .internalError,
                 message: "cannot connect to PostgreSQL at \(configuration.host ?? "?"):\(configuration.port ?? 5432): \(Self.describe(error))")
         }
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let pooled = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let client = PostgresPool(pooled, maximum: configuration.options.maximumConnections)
         self.client = client
         self.logger = logger
         notices = PostgresNoticeChannel(client: client, logger: logger)
         // The pool leases connections only while `run()` runs; it stops at `close()`.
-        running = Task { await client.run() }
+        running = Task { await pooled.run() }
         do {
             try await PostgresMigrations.migrate(client, logger: logger)
         } catch {
@@ -64,7 +67,7 @@ public final class PostgresStorage: ServerStorage {
     /// Runs `body` in a transaction on one pooled connection: committed when it returns, rolled back when it throws,
     /// and then its own error is thrown (postgres-nio wraps it with the transaction's other errors).
     static func transaction<T: Sendable>(
-        _ client: PostgresClient, logger: Logger, _ body: (PostgresConnection) async throws -> T
+        _ client: PostgresPool, logger: Logger, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
