@@ -100,6 +100,22 @@ public final class PostgresCluster: Sendable {
         return "postgres://cairn@127.0.0.1:\(port)/\(name)?sslmode=disable"
     }
 
+    /// Runs `sql` with `psql` on the database of `url` (one made by ``makeDatabase()``) and returns its unaligned
+    /// output: for tests that look at or change what a server stored.
+    public func psql(_ sql: String, database url: String) throws -> String {
+        let name = String(url.split(separator: "/").last?.split(separator: "?").first ?? "cairn")
+        let output = folder.appendingPathComponent("psql-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let process = try ChildProcess(
+            binaries.appendingPathComponent("psql"),
+            arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-U", "cairn", "-d", name, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql],
+            environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C"], output: .file(output), errors: .standardOutput)
+        let status = process.waitUntilExit()
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw ClusterError("psql exited with \(status): \(text)") }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Stops the cluster at once and removes its folder.
     public func stop() {
         _ = try? run("pg_ctl", ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"])

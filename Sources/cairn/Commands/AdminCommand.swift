@@ -40,10 +40,36 @@ struct AdminCommand: AsyncParsableCommand {
               cairn admin --data ./cairn-data set-schema --project field schema.json
               cairn admin --data ./cairn-data limits --project field --file-bytes 52428800 --project-bytes 10737418240
             """,
-        subcommands: [AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self, Limits.self])
+        subcommands: [AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self, Limits.self, Migrate.self])
 
     /// `--data` may come before the subcommand, as in `cairn admin --data DIR add-project NAME`.
     @OptionGroup var options: AdminOptions
+
+    struct Migrate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "migrate",
+            abstract: "Copy a server's whole state, files included, from its data directory into PostgreSQL.",
+            discussion: """
+                Versions, cursors, tokens and clients are kept: apps go on syncing from where they were, without a new
+                snapshot, once they reach the PostgreSQL servers. Stop the server that uses the data directory first,
+                and start the PostgreSQL servers after. An interrupted run can be run again: it goes on where it stopped.
+
+                Example:
+                  cairn admin migrate --from-data ./cairn-data --to-postgres postgres://cairn@db.internal/cairn
+                """)
+        @Option(name: .customLong("from-data"), help: "The data directory of the server to move.")
+        var fromData: String
+        @Option(name: .customLong("to-postgres"), help: "The PostgreSQL database, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.")
+        var toPostgres: String
+
+        func run() async throws {
+            let report = try await CLIError.wrap("cannot migrate \(fromData)") {
+                try await ServerMigration.run(from: URL(fileURLWithPath: fromData), to: toPostgres) { print($0) }
+            }
+            let rows = report.rows.values.reduce(0, +)
+            print("migrated \(rows) rows and \(report.files) files (\(report.bytes) bytes) to PostgreSQL")
+        }
+    }
 
     struct AddProject: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add-project", abstract: "Create a project with an empty schema.")

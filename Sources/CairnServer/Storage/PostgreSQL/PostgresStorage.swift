@@ -30,20 +30,22 @@ public final class PostgresStorage: ServerStorage {
     /// Connects to the database at `url` (``PostgresURL``) and migrates it; several instances may do so at once.
     public init(url: String, logger: Logger = Logger(label: "cairn.postgres")) async throws {
         let configuration = try PostgresURL.configuration(url)
-        do {
-            try await PostgresURL.probe(url, logger: logger)
-        } catch {
-            throw ErrorBody(
-                code: .internalError,
-                message: "cannot connect to PostgreSQL at \(configuration.host ?? "?"):\(configuration.port ?? 5432): \(Self.describe(error))")
-        }
         let pooled = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let client = PostgresPool(pooled, maximum: configuration.options.maximumConnections)
         self.client = client
         self.logger = logger
         notices = PostgresNoticeChannel(client: client, logger: logger)
-        // The pool leases connections only while `run()` runs; it stops at `close()`.
+        // The pool leases connections only while `run()` runs (started before the probe, so it runs by the first
+        // lease); it stops at `close()`.
         running = Task { await pooled.run() }
+        do {
+            try await PostgresURL.probe(url, logger: logger)
+        } catch {
+            running.cancel()
+            throw ErrorBody(
+                code: .internalError,
+                message: "cannot connect to PostgreSQL at \(configuration.host ?? "?"):\(configuration.port ?? 5432): \(Self.describe(error))")
+        }
         do {
             try await PostgresMigrations.migrate(client, logger: logger)
         } catch {
