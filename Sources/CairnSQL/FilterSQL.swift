@@ -75,7 +75,7 @@ package struct FilterSQL<Dialect: SQLDialect> {
     /// Binds `argument` and returns its placeholder.
     private mutating func bind(_ argument: SQLArgument) -> String {
         arguments.append(argument)
-        return dialect.placeholder(firstPosition + arguments.count - 1)
+        return dialect.placeholder(firstPosition + arguments.count - 1, for: argument)
     }
 
     private mutating func condition(_ field: FieldSchema, _ access: FieldAccess, _ op: FilterOperator, _ value: JSONValue) throws(ErrorBody) -> String {

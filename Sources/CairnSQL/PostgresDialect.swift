@@ -31,6 +31,23 @@ package struct PostgresDialect: SQLDialect {
     }
 
     package func placeholder(_ position: Int) -> String { "$\(position)" }
+
+    /// A real is bound as its exact decimal text (``exactDecimal(_:)``) and read as `numeric`: PostgreSQL would
+    /// otherwise compare `numeric` with `float8` by rounding the numeric to a double, so that 9007199254740993 would
+    /// equal 9007199254740992.0. SQLite, and PROTOCOL.md, compare integers and reals exactly.
+    package func placeholder(_ position: Int, for argument: SQLArgument) -> String {
+        if case .real = argument { return "($\(position)::numeric)" }
+        return "$\(position)"
+    }
+
+    /// The decimal text of `value` that compares as `value` does: an integral double within 64 bits exactly (its
+    /// shortest spelling may differ from its value by up to half a unit in the last place, and an integer could lie
+    /// between them), anything else in its shortest round-trip spelling (no integer lies between a fractional
+    /// double below 2^53 and that spelling, and beyond 2^63 every 64-bit integer is below both).
+    package static func exactDecimal(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 9.2e18 { return String(Int64(value)) }
+        return "\(value)"
+    }
     package func instant(_ expression: String) -> String { "cairn_instant(\(expression))" }
     package var alwaysTrue: String { "true" }
     package var alwaysFalse: String { "false" }

@@ -13,6 +13,8 @@ package protocol SQLDialect: Sendable {
     func jsonMember(_ field: String, of document: String) -> FieldAccess
     /// The placeholder of the argument at `position` (1-based, counted over the whole statement).
     func placeholder(_ position: Int) -> String
+    /// The placeholder of `argument` at `position`, with any conversion the engine needs to compare it exactly.
+    func placeholder(_ position: Int, for argument: SQLArgument) -> String
     /// An expression that compares timestamps in RFC 3339 text by instant, not by spelling.
     func instant(_ expression: String) -> String
     /// The constant true and false conditions.
@@ -36,6 +38,9 @@ package protocol SQLDialect: Sendable {
 extension SQLDialect {
     /// The field's own scalar: an engine whose JSON values keep their SQL types needs no other.
     package func jsonScalar(_ access: FieldAccess, types: [String]) -> String { access.scalar }
+
+    /// The plain placeholder: an engine that compares integers and reals exactly needs no conversion.
+    package func placeholder(_ position: Int, for argument: SQLArgument) -> String { placeholder(position) }
 }
 
 /// SQLite's spelling, with its JSON1 functions (both the client's store and the server's embedded database).

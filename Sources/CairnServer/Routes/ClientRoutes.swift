@@ -12,8 +12,9 @@ struct ClientRoutes: RouteGroup {
         routes.post("clients") { request, context in
             let caller = try await access.access(request, context, minimum: .reader)
             let body = try await request.decodeBody(ClientRegistrationRequest.self, context: context, limit: 16 * 1024)
-            for (name, value) in [("device", body.device), ("app", body.app)] where (value?.utf8.count ?? 0) > 200 {
-                throw APIError.validation("\(name) is at most 200 bytes", field: name)
+            for (name, value) in [("device", body.device), ("app", body.app)] {
+                if (value?.utf8.count ?? 0) > 200 { throw APIError.validation("\(name) is at most 200 bytes", field: name) }
+                if value?.utf8.contains(0) == true { throw APIError.validation("\(name) cannot hold U+0000", field: name) }
             }
             let id = try await storage.registerClient(
                 project: caller.project, user: caller.user, device: body.device, app: body.app, now: clock.now())

@@ -23,6 +23,7 @@ extension PostgresStorage {
 
     /// The user named `name`, or nil.
     public func user(named name: String) async throws -> StoredUser? {
+        guard !Self.holdsNUL(name) else { return nil }
         let rows = try await client.query("SELECT name, password_hash FROM users WHERE name = \(name)", logger: logger)
         for try await (name, hash) in rows.decode((String, String).self) { return StoredUser(name: name, passwordHash: hash) }
         return nil

@@ -79,12 +79,13 @@ extension PostgresStorage {
 }
 
 extension SQLArgument {
-    /// Binds the argument with its PostgreSQL type (`text`, `int8`, `float8`).
+    /// Binds the argument with its PostgreSQL type: `text`, `int8`, and reals as exact decimal text, which
+    /// ``PostgresDialect`` reads as `numeric`.
     func append(to binds: inout PostgresBindings) {
         switch self {
         case .null: binds.appendNull()
         case .integer(let int): binds.append(int)
-        case .real(let double): binds.append(double)
+        case .real(let double): binds.append(PostgresDialect.exactDecimal(double))
         case .text(let text): binds.append(text)
         }
     }

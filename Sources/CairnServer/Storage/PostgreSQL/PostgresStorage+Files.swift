@@ -56,6 +56,11 @@ extension PostgresStorage {
     /// Statuses by `= ANY`, tags with `jsonb ?`, the name with SQLite's `LIKE` rules (``PostgresDialect``), by id
     /// in byte order.
     public func searchFiles(project: String, query: FileQuery) async throws -> [StoredFile] {
+        // Names and tags cannot hold U+0000, so a pattern or tag with it matches nothing; ids after "x\0..." are the
+        // ids after "x".
+        if let pattern = query.namePattern, Self.holdsNUL(pattern) { return [] }
+        if query.tags.contains(where: { Self.holdsNUL($0) }) { return [] }
+        let after = query.after.map { String(decoding: $0.utf8.prefix { $0 != 0 }, as: UTF8.self) }
         var binds = PostgresBindings()
         binds.append(project)
         binds.append(FileStatus.allCases.filter(query.statuses.contains).map(\.rawValue))
@@ -68,7 +73,7 @@ extension PostgresStorage {
             binds.append(tag)
             sql += " AND tags::jsonb ? $\(binds.count)"
         }
-        if let after = query.after {
+        if let after {
             binds.append(after)
             sql += " AND id COLLATE \"C\" > $\(binds.count)"
         }

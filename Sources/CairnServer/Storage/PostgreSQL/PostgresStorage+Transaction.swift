@@ -92,12 +92,14 @@ final class PostgresWriteTransaction: ProjectWriteTransaction {
     func read(_ reads: TransactionReads) async throws -> TransactionSnapshot {
         try await flush()
         var operations: [RememberedOperation] = []
-        if !reads.opIds.isEmpty {
+        // Keys holding U+0000 were never stored (PostgreSQL text cannot hold it); the batch rejects them itself.
+        let opIds = reads.opIds.filter { !PostgresStorage.holdsNUL($0) }
+        if !opIds.isEmpty {
             // Text equality compares bytes: equivalent Unicode spellings are different opIds.
             let rows = try await connection.query(
                 """
                 SELECT op_id, fingerprint, result FROM operations
-                WHERE project = \(project) AND op_id = ANY(\(reads.opIds)::text[])
+                WHERE project = \(project) AND op_id = ANY(\(opIds)::text[])
                 """, logger: logger)
             for try await (opId, fingerprint, result) in rows.decode((String, String, String).self) {
                 operations.append(RememberedOperation(opId: opId, fingerprint: fingerprint, result: result))
@@ -108,7 +110,7 @@ final class PostgresWriteTransaction: ProjectWriteTransaction {
         var ids: [String] = []
         for (collection, list) in reads.records {
             records[collection] = []
-            for id in list {
+            for id in list where !PostgresStorage.holdsNUL(collection, id) {
                 collections.append(collection)
                 ids.append(id)
             }

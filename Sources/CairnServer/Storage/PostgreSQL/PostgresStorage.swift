@@ -110,6 +110,10 @@ public final class PostgresStorage: ServerStorage {
         return "\(error.code)"
     }
 
+    /// Whether any of `texts` holds U+0000, which PostgreSQL's text cannot: such a name or key is never stored, so a
+    /// lookup by it finds nothing (rather than failing the statement).
+    static func holdsNUL(_ texts: String...) -> Bool { texts.contains { $0.utf8.contains(0) } }
+
     /// Whether a failed statement broke a unique constraint (SQLSTATE 23505).
     static func isUniqueViolation(_ error: any Error) -> Bool {
         (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"

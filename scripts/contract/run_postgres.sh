@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Checks the HTTP contract from outside against two `cairn serve` instances on one PostgreSQL database: starts a
+# throwaway cluster from the machine's PostgreSQL binaries on a free loopback port, runs the ordinary Python
+# clients against one instance and the cross-instance checks against both, then schemathesis against the second.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+here="$root/scripts/contract"
+cairn="${CAIRN:-$root/.build/debug/cairn}"
+venv="${CAIRN_CONTRACT_VENV:-$root/.build-schemathesis}"
+"$venv/bin/schemathesis" --version >/dev/null 2>&1 || { echo "run scripts/contract/run.sh first (it installs schemathesis)"; exit 1; }
+
+bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+[ -x "$bin/initdb" ] || bin="$(dirname "$(command -v initdb)")"
+work="$(mktemp -d)"
+as_postgres=()
+if [ "$(id -u)" = 0 ]; then chown postgres "$work"; as_postgres=(runuser -u postgres --); fi
+pg_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+servers=()
+cleanup() {
+  for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  "${as_postgres[@]}" "$bin/pg_ctl" -D "$work/data" -m immediate -w stop >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+"${as_postgres[@]}" "$bin/initdb" -D "$work/data" -U cairn -A trust -E UTF8 --no-sync >"$work/initdb.log"
+"${as_postgres[@]}" "$bin/pg_ctl" -D "$work/data" -l "$work/pg.log" -w \
+  -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null
+"${as_postgres[@]}" "$bin/createdb" -h 127.0.0.1 -p "$pg_port" -U cairn cairn
+export CAIRN_POSTGRES_URL="postgres://cairn@127.0.0.1:$pg_port/cairn?sslmode=disable"
+
+export CAIRN_PASSWORD="contract-check-password"
+"$cairn" admin add-project field >/dev/null
+"$cairn" admin add-user ada --password "$CAIRN_PASSWORD" >/dev/null
+"$cairn" admin grant ada --project field --role admin >/dev/null
+"$cairn" admin set-schema --project field "$here/schema.json" >/dev/null
+
+bases=()
+for name in first second; do
+  log="$work/$name.log"
+  "$cairn" serve --host 127.0.0.1 --port 0 --access-token-minutes 120 >"$log" 2>&1 &
+  servers+=($!)
+  port=""
+  for _ in $(seq 1 100); do
+    port="$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$log" | grep -oE '[0-9]+$' | head -1 || true)"
+    [ -n "$port" ] && break
+    sleep 0.1
+  done
+  [ -n "$port" ] || { echo "cairn serve ($name) did not report its port:"; cat "$log"; exit 1; }
+  bases+=("http://127.0.0.1:$port")
+done
+
+token="$(python3 -c '
+import json, sys, urllib.request
+body = json.dumps({"username": "ada", "password": sys.argv[2]}).encode()
+request = urllib.request.Request(sys.argv[1] + "/v1/auth/login", data=body, headers={"Content-Type": "application/json"})
+print(json.load(urllib.request.urlopen(request, timeout=10))["accessToken"])
+' "${bases[0]}" "$CAIRN_PASSWORD")"
+
+python3 "$here/outside_instances.py" "${bases[0]}" "${bases[1]}" "$token"
+python3 "$here/outside_client.py" "${bases[1]}" "$token"
+python3 "$here/outside_where.py" "${bases[0]}" "$token"
+python3 "$here/outside_files.py" "${bases[1]}" "$token" "$cairn" "$CAIRN_PASSWORD"
+
+export CAIRN_CONTRACT_TOKEN="$token"
+cd "$work"
+"$venv/bin/schemathesis" --config-file "$here/schemathesis.toml" run "${bases[1]}/v1/openapi.json" --url "${bases[1]}" \
+  --checks all --exclude-checks use_after_free --max-examples "${CAIRN_CONTRACT_EXAMPLES:-25}" --seed 1 --request-timeout 10 --no-color \
+  --exclude-path /v1/auth/logout --exclude-path '/v1/projects/{project}/events'
+echo "outside checks on two instances over PostgreSQL: passed"
