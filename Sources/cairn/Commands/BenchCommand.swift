@@ -8,7 +8,10 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure Cairn (build with -c release for real figures).",
-        subcommands: [SyncBenchCommand.self, QueryBenchCommand.self, LiveBenchCommand.self, EncryptionBenchCommand.self],
+        subcommands: [
+            SyncBenchCommand.self, QueryBenchCommand.self, LiveBenchCommand.self, EncryptionBenchCommand.self, BackendBenchCommand.self,
+            EventsBenchCommand.self,
+        ],
         defaultSubcommand: SyncBenchCommand.self)
 }
 
@@ -155,6 +158,96 @@ struct EncryptionBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let result = try await EncryptionBenchmark(pullRecords: pullRecords, lookupRecords: lookupRecords, fileMegabytes: fileMegabytes, rounds: rounds) { print($0) }.run()
+        if json { print(JSONValue.object(result).jsonText()) }
+    }
+}
+
+/// `cairn bench backends`: the server's push and pull on SQLite and on PostgreSQL, side by side.
+struct BackendBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backends",
+        abstract: "Measure the server's push and pull on SQLite and on PostgreSQL in the same run.",
+        discussion: """
+            Each round starts `cairn serve` on a fresh SQLite data directory and on the PostgreSQL database (a new
+            project there), in alternating order, pushes --records records in raw batches and pulls them back in
+            pages. Prints the medians of --rounds. The database gets one project per round: give it one of its own.
+
+            Example: swift run -c release cairn bench backends --postgres postgres://cairn@127.0.0.1/bench --json
+            """)
+
+    @Option(name: .long, help: "The PostgreSQL database to fill (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE), or CAIRN_POSTGRES_URL.")
+    var postgres: String?
+
+    @Option(name: .long, help: "Records pushed and pulled per round and backend.")
+    var records: Int = 50_000
+
+    @Option(name: .long, help: "Operations per batch.")
+    var batch: Int = 1000
+
+    @Option(name: .long, help: "Records per pulled page.")
+    var page: Int = 5000
+
+    @Option(name: .long, help: "Rounds (the medians are reported).")
+    var rounds: Int = 3
+
+    @Flag(name: .long, help: "End with one line of JSON holding the figures.")
+    var json = false
+
+    func validate() throws {
+        guard records > 0, rounds > 0 else { throw ValidationError("--records and --rounds must be positive") }
+        guard (1...1000).contains(batch), (1...10000).contains(page) else { throw ValidationError("--batch is 1 to 1000, --page 1 to 10000") }
+        guard postgres ?? ProcessInfo.processInfo.environment["CAIRN_POSTGRES_URL"] != nil else {
+            throw ValidationError("--postgres URL (or CAIRN_POSTGRES_URL) names the database to measure")
+        }
+    }
+
+    func run() async throws {
+        let url = postgres ?? ProcessInfo.processInfo.environment["CAIRN_POSTGRES_URL"] ?? ""
+        let result = try await CLIError.wrap("the benchmark failed") {
+            try await BackendBenchmark(postgresURL: url, records: records, batchSize: batch, pageSize: page, rounds: rounds) { print($0) }.run()
+        }
+        if json { print(JSONValue.object(result).jsonText()) }
+    }
+}
+
+/// `cairn bench events`: how many live-notice streams one server holds with notices still fast.
+struct EventsBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "Measure how many live-notice streams one server instance holds with a notice latency p99 under one second.",
+        discussion: """
+            Starts `cairn serve` (SQLite, or PostgreSQL with --postgres), opens event streams in steps, and at each step
+            times --writes writes from the batch being sent to each stream receiving its notice. Stops at the first step
+            whose p99 reaches one second or that misses a notice. The streams are read in this process, on the same
+            machine, so the figure is a floor.
+
+            Example: swift run -c release cairn bench events --steps 1000,2500,5000,7500,10000 --json
+            """)
+
+    @Option(name: .long, help: "A PostgreSQL database for the server (or CAIRN_POSTGRES_URL); SQLite without it.")
+    var postgres: String?
+
+    @Option(name: .long, help: "Stream counts to try, in order, comma-separated.")
+    var steps: String = "1000,2500,5000,7500,10000"
+
+    @Option(name: .long, help: "Writes timed at each step.")
+    var writes: Int = 10
+
+    @Flag(name: .long, help: "End with one line of JSON holding the figures.")
+    var json = false
+
+    func validate() throws {
+        guard parsedSteps.count > 0, parsedSteps.allSatisfy({ $0 > 0 }) else { throw ValidationError("--steps is a list of positive counts") }
+        guard writes > 0 else { throw ValidationError("--writes must be positive") }
+    }
+
+    var parsedSteps: [Int] { steps.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+
+    func run() async throws {
+        let url = postgres ?? ProcessInfo.processInfo.environment["CAIRN_POSTGRES_URL"]
+        let result = try await CLIError.wrap("the benchmark failed") {
+            try await EventsBenchmark(postgresURL: url, steps: parsedSteps, writes: writes) { print($0) }.run()
+        }
         if json { print(JSONValue.object(result).jsonText()) }
     }
 }

@@ -6,11 +6,15 @@ final class ServerProcess: @unchecked Sendable {
     let port: Int
 
     /// Starts `cairn serve --data DIR --port 0 --durability D` with this same executable and waits for its port.
-    init(dataDirectory: URL, durability: String = "full") throws {
+    convenience init(dataDirectory: URL, durability: String = "full") throws {
+        try self.init(storage: ["--data", dataDirectory.path, "--durability", durability])
+    }
+
+    /// Starts `cairn serve` on the storage `arguments` name (`--data DIR ...` or `--postgres URL`) and waits for its
+    /// port.
+    init(storage arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        process.arguments = [
-            "serve", "--data", dataDirectory.path, "--port", "0", "--log-level", "warning", "--purge-interval", "0", "--durability", durability,
-        ]
+        process.arguments = ["serve", "--port", "0", "--log-level", "warning", "--purge-interval", "0"] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -154,7 +154,7 @@ struct SyncBenchmark {
 
     /// Creates `records` records in `raw_items` over raw HTTP, in batches of `batchSize`, two batches in flight as
     /// the SDK sends them (the server reads one while it writes the other).
-    static func pushRaw(_ http: RawHTTP, token: String, records: Int, batchSize: Int) async throws {
+    static func pushRaw(_ http: RawHTTP, token: String, records: Int, batchSize: Int, project: String = project) async throws {
         let starts = Array(stride(from: 0, to: records, by: batchSize))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for lane in 0..<2 {
