@@ -102,6 +102,40 @@ struct MultiInstanceTests {
         }
     }
 
+    @Test("failed sign-ins spread over the instances are counted together")
+    func sharedThrottle() async throws {
+        guard let instances = try await Instances.start(count: 3) else { return }
+        defer { instances.stop() }
+        // Five failures in five minutes lock a name; they go to three different instances.
+        for attempt in 0..<5 {
+            let reply = try await instances.clients[attempt % 3].send(.POST, "/v1/auth/login", json: ["username": "alice", "password": "wrong password"])
+            #expect(reply.status == 401)
+        }
+        for client in instances.clients {
+            let locked = try await client.send(.POST, "/v1/auth/login", json: ["username": "alice", "password": .string(TestServer.password)])
+            #expect(locked.status == 429)
+            #expect(locked.errorCode == "rate_limited")
+        }
+    }
+
+    @Test("a refresh token rotates on one instance, and its reuse on another revokes the sign-in everywhere")
+    func refreshAcrossInstances() async throws {
+        guard let instances = try await Instances.start(count: 3) else { return }
+        defer { instances.stop() }
+        let signIn = try await instances.clients[0].login("alice")
+        let rotated = try await instances.clients[1].send(.POST, "/v1/auth/refresh", json: ["refreshToken": .string(signIn.refreshToken)])
+        #expect(rotated.status == 200)
+        let fresh = try rotated.decode(TokenResponse.self)
+        let reused = try await instances.clients[2].send(.POST, "/v1/auth/refresh", json: ["refreshToken": .string(signIn.refreshToken)])
+        #expect(reused.status == 401)
+        // The reuse revoked the whole sign-in: the rotated pair is dead on every instance.
+        for client in instances.clients {
+            #expect(try await client.send(.GET, "/v1/projects/field/schema", token: fresh.accessToken).status == 401)
+        }
+        let again = try await instances.clients[0].send(.POST, "/v1/auth/refresh", json: ["refreshToken": .string(fresh.refreshToken)])
+        #expect(again.status == 401)
+    }
+
     @Test("killing one instance during writes loses no acknowledged write")
     func killedInstance() async throws {
         guard let instances = try await Instances.start(count: 3) else { return }
@@ -170,6 +204,30 @@ struct OperatorTests {
         #expect(down.errorCode == "unavailable")
         #expect(down.header("Retry-After") == "5")
         #expect(try await client.send(.GET, "/health").status == 200)
+    }
+
+    @Test("serve reads its settings from CAIRN_ variables, flags win, and a bad value names its variable")
+    func environment() async throws {
+        let data = Tool.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["CAIRN_PORT"] = "70000"
+        let bad = try Tool.run(["serve"], environment: environment)
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("port"), "\(bad.stderr)")
+        environment["CAIRN_PORT"] = "not-a-number"
+        #expect(try Tool.run(["serve"], environment: environment).stderr.contains("CAIRN_PORT=not-a-number"))
+        environment["CAIRN_DATA"] = data.path
+        environment["CAIRN_LOG_LEVEL"] = "error"
+        // The flag wins over CAIRN_PORT.
+        let process = try Tool.start(["serve", "--port", "0"], environment: environment, output: .pipe)
+        defer {
+            process.send(SIGTERM)
+            process.waitUntilExit()
+        }
+        let client = TestHTTPClient(baseURL: try Instances.listeningURL(process))
+        #expect(try await client.send(.GET, "/health").status == 200)
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("cairn.sqlite").path))
     }
 
     @Test("SIGTERM ends live streams with a retry hint, then the process exits 0")

@@ -8,73 +8,120 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run a Cairn sync server.",
         discussion: """
-            The server keeps its data (an SQLite database, later a files folder) in --data.
-            Create projects and users first with `cairn admin --data DIR ...`.
+            The server keeps its data (an SQLite database and a files folder) in --data, or everything in PostgreSQL
+            with --postgres, where several servers may share one database behind one address.
+            Create projects and users first with `cairn admin --data DIR ...` (or `--postgres URL`).
+
+            Every option can also come from the environment: CAIRN_DATA, CAIRN_POSTGRES_URL, CAIRN_HOST, CAIRN_PORT,
+            CAIRN_TOMBSTONE_DAYS, CAIRN_PURGE_INTERVAL, CAIRN_ACCESS_TOKEN_MINUTES, CAIRN_LOG_LEVEL, CAIRN_DURABILITY.
+            A flag wins over its variable.
 
             Example:
               cairn admin --data ./cairn-data add-project field
               cairn serve --data ./cairn-data --port 8080
+              CAIRN_POSTGRES_URL=postgres://cairn@db.internal/cairn CAIRN_HOST=0.0.0.0 cairn serve
             """)
 
-    @Option(name: .long, help: "The data directory (created if missing).")
-    var data: String = "./cairn-data"
+    @Option(name: .long, help: "The data directory, created if missing (CAIRN_DATA; default ./cairn-data).")
+    var data: String?
 
     @Option(
         name: .long,
-        help: "A PostgreSQL database for all server state and files, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require] (or CAIRN_POSTGRES_URL); several servers may share it. Without it, --data is used.")
+        help: "A PostgreSQL database for all server state and files, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require] (CAIRN_POSTGRES_URL); several servers may share it. Without it, --data is used.")
     var postgres: String?
 
-    @Option(name: .long, help: "The address to listen on. Use 0.0.0.0 to accept other machines.")
-    var host: String = "127.0.0.1"
+    @Option(name: .long, help: "The address to listen on; 0.0.0.0 accepts other machines (CAIRN_HOST; default 127.0.0.1).")
+    var host: String?
 
-    @Option(name: .long, help: "The port to listen on (0 picks a free one and prints it).")
-    var port: Int = 8080
+    @Option(name: .long, help: "The port to listen on; 0 picks a free one and prints it (CAIRN_PORT; default 8080).")
+    var port: Int?
 
-    @Option(name: .long, help: "Days to keep tombstones; clients whose cursor is older re-pull a snapshot.")
-    var tombstoneDays: Double = 30
+    @Option(name: .long, help: "Days to keep tombstones; clients whose cursor is older re-pull a snapshot (CAIRN_TOMBSTONE_DAYS; default 30).")
+    var tombstoneDays: Double?
 
-    @Option(name: .long, help: "Seconds between purges of old tombstones, operation results and tokens (0: never).")
-    var purgeInterval: Double = 3600
+    @Option(name: .long, help: "Seconds between purges of old tombstones, operation results and tokens; 0: never (CAIRN_PURGE_INTERVAL; default 3600).")
+    var purgeInterval: Double?
 
-    @Option(name: .long, help: "Minutes an access token lives.")
-    var accessTokenMinutes: Double = 15
+    @Option(name: .long, help: "Minutes an access token lives (CAIRN_ACCESS_TOKEN_MINUTES; default 15).")
+    var accessTokenMinutes: Double?
 
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "info"
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical (CAIRN_LOG_LEVEL; default info).")
+    var logLevel: String?
 
     @Option(
         name: .long,
-        help: "full: every acknowledged write is on disk before the answer (survives a power cut); normal: flushed at checkpoints (survives a server crash only, about 10% faster pushes).")
-    var durability: String = "full"
+        help: "full: every acknowledged write is on disk before the answer (survives a power cut); normal: flushed at checkpoints (survives a server crash only, about 10% faster pushes). SQLite only (CAIRN_DURABILITY; default full).")
+    var durability: String?
 
-    func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
-        guard tombstoneDays > 0 else { throw ValidationError("--tombstone-days must be positive") }
-        guard purgeInterval >= 0 else { throw ValidationError("--purge-interval cannot be negative") }
-        guard accessTokenMinutes > 0 else { throw ValidationError("--access-token-minutes must be positive") }
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
-        guard CommitDurability(rawValue: durability) != nil else { throw ValidationError("--durability is full or normal, not \(durability)") }
+    /// The options as given, else from the environment, else their defaults; checked.
+    struct Settings {
+        var data: String
+        var postgres: String?
+        var host: String
+        var port: Int
+        var tombstoneDays: Double
+        var purgeInterval: Double
+        var accessTokenMinutes: Double
+        var logLevel: Logger.Level
+        var durability: CommitDurability
     }
 
+    func settings(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Settings {
+        func value<T: LosslessStringConvertible>(_ flag: T?, _ variable: String, _ fallback: T) throws -> T {
+            if let flag { return flag }
+            guard let text = environment[variable], !text.isEmpty else { return fallback }
+            guard let parsed = T(text) else { throw ValidationError("\(variable)=\(text) is not a valid value") }
+            return parsed
+        }
+        let level = try value(logLevel, "CAIRN_LOG_LEVEL", "info")
+        let mode = try value(durability, "CAIRN_DURABILITY", "full")
+        let settings = Settings(
+            data: try value(data, "CAIRN_DATA", "./cairn-data"),
+            postgres: postgres ?? environment["CAIRN_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 },
+            host: try value(host, "CAIRN_HOST", "127.0.0.1"), port: try value(port, "CAIRN_PORT", 8080),
+            tombstoneDays: try value(tombstoneDays, "CAIRN_TOMBSTONE_DAYS", 30), purgeInterval: try value(purgeInterval, "CAIRN_PURGE_INTERVAL", 3600),
+            accessTokenMinutes: try value(accessTokenMinutes, "CAIRN_ACCESS_TOKEN_MINUTES", 15),
+            logLevel: try Logger.Level(rawValue: level).orThrow(ValidationError("log level \(level) is not a level")),
+            durability: try CommitDurability(rawValue: mode).orThrow(ValidationError("durability is full or normal, not \(mode)")))
+        guard (0...65535).contains(settings.port) else { throw ValidationError("the port must be from 0 to 65535") }
+        guard settings.tombstoneDays > 0 else { throw ValidationError("tombstone days must be positive") }
+        guard settings.purgeInterval >= 0 else { throw ValidationError("the purge interval cannot be negative") }
+        guard settings.accessTokenMinutes > 0 else { throw ValidationError("access token minutes must be positive") }
+        return settings
+    }
+
+    func validate() throws { _ = try settings() }
+
     func run() async throws {
-        var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: data))
-        configuration.host = host
-        configuration.port = port
-        configuration.tombstoneRetention = tombstoneDays * 86400
-        configuration.purgeInterval = purgeInterval
-        configuration.accessTokenLifetime = accessTokenMinutes * 60
-        configuration.durability = CommitDurability(rawValue: durability) ?? .full
+        let settings = try settings()
+        var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: settings.data))
+        configuration.host = settings.host
+        configuration.port = settings.port
+        configuration.tombstoneRetention = settings.tombstoneDays * 86400
+        configuration.purgeInterval = settings.purgeInterval
+        configuration.accessTokenLifetime = settings.accessTokenMinutes * 60
+        configuration.durability = settings.durability
+        configuration.postgresURL = settings.postgres
         var logger = Logger(label: "cairn.server")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        configuration.postgresURL = postgres ?? ProcessInfo.processInfo.environment["CAIRN_POSTGRES_URL"]
-        let server = try await CLIError.wrap(configuration.postgresURL == nil ? "cannot open the data directory \(data)" : "cannot open the PostgreSQL database") {
+        logger.logLevel = settings.logLevel
+        let server = try await CLIError.wrap(
+            settings.postgres == nil ? "cannot open the data directory \(settings.data)" : "cannot open the PostgreSQL database"
+        ) {
             try await SyncServer.open(configuration: configuration, logger: logger)
         }
         let host = configuration.host
-        let data = configuration.postgresURL == nil ? "data: \(self.data)" : "data: PostgreSQL"
+        let data = settings.postgres == nil ? "data: \(settings.data)" : "data: PostgreSQL"
         try await server.makeApplication { port in
             // A line on its own, flushed, so scripts can read the port when --port 0 was asked.
             FileHandle.standardOutput.write(Data("cairn server listening on http://\(host):\(port) (\(data))\n".utf8))
         }.runService()
+    }
+}
+
+extension Optional {
+    /// The value, or `error` thrown.
+    fileprivate func orThrow(_ error: @autoclosure () -> any Error) throws -> Wrapped {
+        guard let self else { throw error() }
+        return self
     }
 }

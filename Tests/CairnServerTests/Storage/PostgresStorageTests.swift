@@ -145,4 +145,51 @@ extension PostgresStorageTests {
             #expect(again == PurgeReport(tombstones: 0, operations: 0, tokens: 0))
         }
     }
+
+    @Test("purges and file sweeps run by three instances at once delete each row once and fail none")
+    func concurrentPurges() async throws {
+        if let reason = PostgresCluster.unavailableReason {
+            print("skipped: the PostgreSQL tests need a local PostgreSQL: \(reason)")
+            return
+        }
+        let url = try PostgresCluster.shared().makeDatabase()
+        var instances: [PostgresStorage] = []
+        for _ in 0..<3 { instances.append(try await PostgresStorage(url: url)) }
+        let first = instances[0]
+        try await first.createProject(name: "field", now: Date(timeIntervalSince1970: 0))
+        let rows = (1...300).map { index in
+            RecordRow(id: "r\(index)", version: Int64(index), updatedAt: "2027-01-01T00:00:00Z", updatedBy: "alice", deleted: true,
+                      dataText: "{}", fieldVersions: [:])
+        }
+        try await StorageFixtures.commit(rows, at: Date(timeIntervalSince1970: 100), in: first)
+        for index in 0..<40 {
+            _ = try await first.insertFile(StoredFile(
+                project: "field", id: "00000000-0000-0000-0000-\(String(format: "%012d", index))", name: "f", contentType: "text/plain",
+                size: 1, sha256: nil, status: .new, tags: [], isPublic: false, createdAt: Date(timeIntervalSince1970: 0),
+                updatedAt: Date(timeIntervalSince1970: 0), createdBy: "alice", attachTo: nil, attachedVersion: nil,
+                expiresAt: Date(timeIntervalSince1970: 50)), projectBytesLimit: nil)
+        }
+        let (purged, swept) = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for storage in instances {
+                group.addTask {
+                    let report = try await storage.purge(
+                        tombstonesBefore: Date(timeIntervalSince1970: 500), operationsBefore: Date(timeIntervalSince1970: 500),
+                        now: Date(timeIntervalSince1970: 500))
+                    var removed = 0
+                    for file in try await storage.expiredFiles(before: Date(timeIntervalSince1970: 500), limit: 100) {
+                        if try await storage.removeNewFile(project: file.project, id: file.id) { removed += 1 }
+                    }
+                    return (report.tombstones, removed)
+                }
+            }
+            return try await group.reduce(into: (0, 0)) { $0.0 += $1.0; $0.1 += $1.1 }
+        }
+        #expect(purged == 300, "each tombstone deleted once")
+        #expect(swept == 40, "each expired file removed once")
+        let feed = try await first.feedRange(
+            project: "field", collection: StorageFixtures.notes, since: 0, snapshotHigh: nil, limit: 10, filter: nil)
+        #expect(feed.rows.isEmpty)
+        #expect(feed.purgedThrough == 300)
+        for storage in instances { await storage.close() }
+    }
 }
