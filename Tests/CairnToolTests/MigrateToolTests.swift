@@ -19,14 +19,7 @@ struct MigrateToolTests {
         let data = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
         let server = data.appendingPathComponent("server").path
-        let schema = data.appendingPathComponent("schema.json")
-        try Data(CairnJSON.encode(Fixture.schema)).write(to: schema)
-        for arguments in [
-            ["add-project", "field"], ["add-user", "alice", "--password", TestServer.password],
-            ["grant", "alice", "--project", "field", "--role", "writer"], ["set-schema", "--project", "field", schema.path],
-        ] {
-            #expect(try Tool.run(["admin", "--data", server] + arguments).status == 0)
-        }
+        try Tool.setUpField(["--data", server])
 
         // Before: writes, deletes and a file of 2.5 MB (three PostgreSQL chunks) on the SQLite server.
         let sqlite = try Tool.start(["serve", "--data", server, "--port", "0", "--log-level", "error"],

@@ -234,14 +234,7 @@ struct OperatorTests {
     func gracefulStop() async throws {
         let data = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let schema = data.appendingPathComponent("schema.json")
-        try Data(CairnJSON.encode(Fixture.schema)).write(to: schema)
-        for arguments in [
-            ["add-project", "field"], ["add-user", "alice", "--password", TestServer.password],
-            ["grant", "alice", "--project", "field", "--role", "writer"],
-        ] {
-            #expect(try Tool.run(["admin", "--data", data.appendingPathComponent("server").path] + arguments).status == 0)
-        }
+        try Tool.setUpField(["--data", data.appendingPathComponent("server").path])
         let process = try Tool.start(
             ["serve", "--data", data.appendingPathComponent("server").path, "--port", "0", "--log-level", "error"],
             environment: ProcessInfo.processInfo.environment, output: .pipe)
@@ -278,17 +271,7 @@ struct Instances: Sendable {
             return nil
         }
         let url = try PostgresCluster.shared().makeDatabase()
-        let folder = Tool.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let schema = folder.appendingPathComponent("schema.json")
-        try Data(CairnJSON.encode(Fixture.schema)).write(to: schema)
-        for arguments in [
-            ["add-project", "field"], ["add-user", "alice", "--password", TestServer.password],
-            ["grant", "alice", "--project", "field", "--role", "writer"], ["set-schema", "--project", "field", schema.path],
-        ] {
-            let output = try Tool.run(["admin", "--postgres", url] + arguments)
-            guard output.status == 0 else { throw CocoaError(.featureUnsupported, userInfo: [NSDebugDescriptionErrorKey: output.stderr]) }
-        }
+        try Tool.setUpField(["--postgres", url])
         var processes: [ChildProcess] = []
         var clients: [TestHTTPClient] = []
         do {
@@ -343,4 +326,22 @@ struct Instances: Sendable {
 actor FinishedWriters {
     var count = 0
     func finish() { count += 1 }
+}
+
+extension Tool {
+    /// Sets up, with `cairn admin` and the storage `storage` names (`--data DIR` or `--postgres URL`), the project
+    /// `field` with the fixture's schema and the writer `alice` with the test password.
+    static func setUpField(_ storage: [String]) throws {
+        let folder = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let schema = folder.appendingPathComponent("schema.json")
+        try Data(CairnJSON.encode(Fixture.schema)).write(to: schema)
+        for arguments in [
+            ["add-project", "field"], ["add-user", "alice", "--password", TestServer.password],
+            ["grant", "alice", "--project", "field", "--role", "writer"], ["set-schema", "--project", "field", schema.path],
+        ] {
+            let output = try run(["admin"] + storage + arguments)
+            guard output.status == 0 else { throw CocoaError(.featureUnsupported, userInfo: [NSDebugDescriptionErrorKey: output.stderr]) }
+        }
+    }
 }

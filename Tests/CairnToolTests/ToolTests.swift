@@ -137,14 +137,7 @@ struct ToolTests {
         let process = try Tool.start(["serve", "--data", data.path, "--port", "0"], environment: ProcessInfo.processInfo.environment,
                                      output: .pipe)
         defer { process.send(SIGTERM); process.waitUntilExit() }
-        let out = try #require(process.standardOutput)
-        var line = ""
-        while !line.contains("\n") {
-            let chunk = out.availableData
-            if chunk.isEmpty { break }
-            line += String(decoding: chunk, as: UTF8.self)
-        }
-        let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
+        let url = try Instances.listeningURL(process).absoluteString
         let (body, response) = try await URLSession.shared.data(from: URL(string: url + "/health")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(try JSONValue(parsing: body)["status"] == "ok")

@@ -16,7 +16,6 @@ struct BackendBenchmark {
 
     func run() async throws -> [String: JSONValue] {
         var samples: [String: [Double]] = [:]
-        let admin = ServerAdmin(storage: try await PostgresStorage(url: postgresURL))
         for round in 0..<rounds {
             for backend in round % 2 == 0 ? ["sqlite", "postgres"] : ["postgres", "sqlite"] {
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-\(UUID().uuidString)")
@@ -27,12 +26,7 @@ struct BackendBenchmark {
                     project = SyncBenchmark.project
                     server = try await SyncBenchmark.startServer(in: directory, users: ["bench"], password: password)
                 } else {
-                    project = "bench_" + UUID().uuidString.prefix(8).lowercased()
-                    try await admin.addProject(project)
-                    try await admin.setSchema(project: project, SyncBenchmark.schema)
-                    if try await admin.storage.user(named: "bench") == nil { try await admin.addUser("bench", password: password) }
-                    else { try await admin.setPassword("bench", password: password) }
-                    try await admin.grant(user: "bench", project: project, role: .writer)
+                    project = try await SyncBenchmark.preparePostgres(url: postgresURL, prefix: "bench", password: password)
                     server = try ServerProcess(storage: ["--postgres", postgresURL])
                 }
                 defer { server.stop() }
@@ -62,15 +56,7 @@ struct BackendBenchmark {
         try await SyncBenchmark.pushRaw(http, token: token, records: records, batchSize: batchSize, project: project)
         let push = Double(records) / BenchTiming.seconds(since: pushStart)
         let pullStart = ContinuousClock.now
-        var cursor: String?
-        var pulled = 0
-        repeat {
-            let path = "/v1/projects/\(project)/collections/raw_items/changes?limit=\(pageSize)" + (cursor.map { "&since=\($0)" } ?? "")
-            let page = try JSONValue(parsing: try await http.send("GET", path, token: token).body)
-            pulled += page["changes"]?.arrayValue?.count ?? 0
-            cursor = page["hasMore"] == true ? page["cursor"]?.stringValue : nil
-        } while cursor != nil
-        guard pulled == records else { throw CLIError("pulled \(pulled) records, expected \(records)") }
+        try await SyncBenchmark.pullRaw(http, token: token, records: records, pageSize: pageSize, project: project)
         return (push, Double(records) / BenchTiming.seconds(since: pullStart))
     }
 }

@@ -37,13 +37,7 @@ struct EventsBenchmark {
         let server: ServerProcess
         let project: String
         if let postgresURL {
-            project = "events_" + UUID().uuidString.prefix(8).lowercased()
-            let admin = ServerAdmin(storage: try await PostgresStorage(url: postgresURL))
-            try await admin.addProject(project)
-            try await admin.setSchema(project: project, SyncBenchmark.schema)
-            if try await admin.storage.user(named: "bench") == nil { try await admin.addUser("bench", password: password) }
-            else { try await admin.setPassword("bench", password: password) }
-            try await admin.grant(user: "bench", project: project, role: .writer)
+            project = try await SyncBenchmark.preparePostgres(url: postgresURL, prefix: "events", password: password)
             server = try ServerProcess(storage: ["--postgres", postgresURL])
         } else {
             project = SyncBenchmark.project

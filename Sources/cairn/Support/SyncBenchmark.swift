@@ -174,6 +174,37 @@ struct SyncBenchmark {
         }
     }
 
+    /// Pulls `raw_items` of `project` in pages of `pageSize` until the end; throws unless it held `records`.
+    static func pullRaw(_ http: RawHTTP, token: String, records: Int, pageSize: Int, project: String = project) async throws {
+        var cursor: String?
+        var pulled = 0
+        repeat {
+            let path = "/v1/projects/\(project)/collections/raw_items/changes?limit=\(pageSize)" + (cursor.map { "&since=\($0)" } ?? "")
+            let page = try JSONValue(parsing: try await http.send("GET", path, token: token).body)
+            pulled += page["changes"]?.arrayValue?.count ?? 0
+            cursor = page["hasMore"] == true ? page["cursor"]?.stringValue : nil
+        } while cursor != nil
+        guard pulled == records else { throw CLIError("pulled \(pulled) records, expected \(records)") }
+    }
+
+    /// Makes a new project of the bench schema in the PostgreSQL database at `url`, with the writer `bench`
+    /// (made, or given `password`); returns the project's name.
+    static func preparePostgres(url: String, prefix: String, password: String) async throws -> String {
+        let project = prefix + "_" + UUID().uuidString.prefix(8).lowercased()
+        let storage = try await PostgresStorage(url: url)
+        defer { Task { await storage.close() } }
+        let admin = ServerAdmin(storage: storage)
+        try await admin.addProject(project)
+        try await admin.setSchema(project: project, schema)
+        if try await storage.user(named: "bench") == nil {
+            try await admin.addUser("bench", password: password)
+        } else {
+            try await admin.setPassword("bench", password: password)
+        }
+        try await admin.grant(user: "bench", project: project, role: .writer)
+        return project
+    }
+
     /// The server alone, over raw HTTP: batches of `batchSize` creates, then pages of `pageSize`.
     private func measureServer(server: ServerProcess) async throws -> [String: JSONValue] {
         let http = RawHTTP(baseURL: server.baseURL)
@@ -184,16 +215,8 @@ struct SyncBenchmark {
         log(rate("server: pushed over raw HTTP", records, pushSeconds))
 
         let pullStart = ContinuousClock.now
-        var cursor: String?
-        var pulled = 0
-        repeat {
-            let path = "/v1/projects/\(Self.project)/collections/raw_items/changes?limit=\(pageSize)" + (cursor.map { "&since=\($0)" } ?? "")
-            let page = try JSONValue(parsing: try await http.send("GET", path, token: token).body)
-            pulled += page["changes"]?.arrayValue?.count ?? 0
-            cursor = page["hasMore"] == true ? page["cursor"]?.stringValue : nil
-        } while cursor != nil
+        try await Self.pullRaw(http, token: token, records: records, pageSize: pageSize)
         let pullSeconds = seconds(since: pullStart)
-        guard pulled == records else { throw CLIError("pulled \(pulled) records, expected \(records)") }
         log(rate("server: pulled over raw HTTP", records, pullSeconds))
         return [
             "serverPushRecordsPerSecond": .number((Double(records) / pushSeconds).rounded()),
