@@ -94,9 +94,17 @@ public final class PostgresCluster: Sendable {
     private static let sharedCluster = Mutex<Result<PostgresCluster, any Error>?>(nil)
 
     /// Makes a new, empty database and returns its URL (`?sslmode=disable`): one per test keeps tests apart.
+    ///
+    /// Its default collation is ICU's English one where the server has ICU (PostgreSQL 15 and later), not the
+    /// cluster's C: the order real deployments have, which is not byte order, so that tests show Cairn's SQL never
+    /// leans on it.
     public func makeDatabase() throws -> String {
         let name = "cairn_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try run("createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "cairn", name])
+        do {
+            try run("createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "cairn", "-T", "template0", "--locale-provider=icu", "--icu-locale=en", name])
+        } catch {
+            try run("createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "cairn", name])
+        }
         return "postgres://cairn@127.0.0.1:\(port)/\(name)?sslmode=disable"
     }
 

@@ -25,7 +25,9 @@ trap cleanup EXIT
 "${as_postgres[@]}" "$bin/initdb" -D "$work/data" -U cairn -A trust -E UTF8 --no-sync >"$work/initdb.log"
 "${as_postgres[@]}" "$bin/pg_ctl" -D "$work/data" -l "$work/pg.log" -w \
   -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null
-"${as_postgres[@]}" "$bin/createdb" -h 127.0.0.1 -p "$pg_port" -U cairn cairn
+# An ICU English collation where the server has one (not byte order, as in many real deployments).
+"${as_postgres[@]}" "$bin/createdb" -h 127.0.0.1 -p "$pg_port" -U cairn -T template0 --locale-provider=icu --icu-locale=en cairn 2>/dev/null \
+  || "${as_postgres[@]}" "$bin/createdb" -h 127.0.0.1 -p "$pg_port" -U cairn cairn
 export CAIRN_POSTGRES_URL="postgres://cairn@127.0.0.1:$pg_port/cairn?sslmode=disable"
 
 export CAIRN_PASSWORD="contract-check-password"
