@@ -48,6 +48,8 @@ struct ErrorMiddleware: RouterMiddleware {
             return .badRequest("The body is not valid JSON: \(error)")
         case let error as DecodingError:
             return describe(error)
+        case let error where PostgresStorage.isUnavailable(error):
+            return APIError(.serviceUnavailable, .unavailable, "The database cannot be reached; retry later", headers: [.retryAfter: "5"])
         default:
             return APIError(.internalServerError, .internalError, "The server failed. Retry later.")
         }

@@ -114,6 +114,18 @@ public final class PostgresStorage: ServerStorage {
     /// lookup by it finds nothing (rather than failing the statement).
     static func holdsNUL(_ texts: String...) -> Bool { texts.contains { $0.utf8.contains(0) } }
 
+    /// Whether `error` says the database could not be reached or went away (a closed or failed connection, a server
+    /// shutting down or not accepting connections yet): the request may succeed later, elsewhere.
+    public static func isUnavailable(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed: return true
+        default:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        }
+    }
+
     /// Whether a failed statement broke a unique constraint (SQLSTATE 23505).
     static func isUniqueViolation(_ error: any Error) -> Bool {
         (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
