@@ -204,6 +204,12 @@ struct OperatorTests {
         #expect(down.errorCode == "unavailable")
         #expect(down.header("Retry-After") == "5")
         #expect(try await client.send(.GET, "/health").status == 200)
+        // A request that needs the database does not wait for ever: it answers 503 once no connection came.
+        let started = ContinuousClock.now
+        let login = try await client.send(.POST, "/v1/auth/login", json: ["username": "alice", "password": "a long password"])
+        #expect(login.status == 503)
+        #expect(login.errorCode == "unavailable")
+        #expect(ContinuousClock.now - started < .seconds(45))
     }
 
     @Test("serve reads its settings from CAIRN_ variables, flags win, and a bad value names its variable")

@@ -84,6 +84,7 @@ extension APIError {
         case .rateLimited: status = .tooManyRequests
         case .cursorExpired: status = .gone
         case .badRequest: status = .badRequest
+        case .unavailable: return APIError(.serviceUnavailable, .unavailable, body.message, headers: [.retryAfter: "5"])
         default: status = .internalServerError
         }
         return APIError(status, body)
