@@ -174,6 +174,7 @@ public final class PostgresCluster: Sendable {
     public struct ClusterError: Error, CustomStringConvertible {
         /// What failed, with PostgreSQL's output.
         public let description: String
+        /// An error saying `description`.
         public init(_ description: String) { self.description = description }
     }
 }
