@@ -9,6 +9,8 @@ struct StorageBackend: Sendable, CustomTestStringConvertible {
     let name: String
     let open: @Sendable (URL) async throws -> any ServerStorage
     let close: @Sendable (any ServerStorage) async -> Void
+    /// The backend's blob store over an open storage, with small chunks where it has chunks (so that tests cross them).
+    let blobs: @Sendable (any ServerStorage, URL) -> any BlobStore
 
     /// Every backend; a new one is added here and must pass the whole suite. PostgreSQL runs on a throwaway cluster
     /// when this machine has its binaries, and is left out with a printed reason otherwise.
@@ -25,6 +27,8 @@ struct StorageBackend: Sendable, CustomTestStringConvertible {
         try SQLiteStorage(path: directory.appendingPathComponent("cairn.sqlite").path)
     } close: { storage in
         try? await (storage as? SQLiteStorage)?.close()
+    } blobs: { _, directory in
+        DirectoryBlobStore(root: directory.appendingPathComponent("files"))
     }
 
     /// A new database on the test process's PostgreSQL cluster.
@@ -32,9 +36,27 @@ struct StorageBackend: Sendable, CustomTestStringConvertible {
         try await PostgresStorage(url: try PostgresCluster.shared().makeDatabase())
     } close: { storage in
         await (storage as? PostgresStorage)?.close()
+    } blobs: { storage, _ in
+        PostgresBlobStore(storage: storage as! PostgresStorage, chunkSize: 1000)
     }
 
     var testDescription: String { name }
+
+    /// Runs `body` with a new storage and its blob store in a temporary directory, removed afterwards.
+    func withBlobs<T>(_ body: (any ServerStorage, any BlobStore) async throws -> T) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-storage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = try await open(directory)
+        do {
+            let result = try await body(storage, blobs(storage, directory))
+            await close(storage)
+            return result
+        } catch {
+            await close(storage)
+            throw error
+        }
+    }
 
     /// Runs `body` with a new storage in a temporary directory, removed afterwards.
     func withStorage<T>(_ body: (any ServerStorage) async throws -> T) async throws -> T {
