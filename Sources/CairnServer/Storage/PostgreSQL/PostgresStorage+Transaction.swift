@@ -106,25 +106,20 @@ final class PostgresWriteTransaction: ProjectWriteTransaction {
             }
         }
         var records: [String: [RecordRow]] = [:]
-        var collections: [String] = []
-        var ids: [String] = []
         for (collection, list) in reads.records {
             records[collection] = []
-            for id in list where !PostgresStorage.holdsNUL(collection, id) {
-                collections.append(collection)
-                ids.append(id)
-            }
-        }
-        if !ids.isEmpty {
+            let ids = list.filter { !PostgresStorage.holdsNUL(collection, $0) }
+            guard !ids.isEmpty, !PostgresStorage.holdsNUL(collection) else { continue }
+            // `id = ANY(...)` on the primary key, one collection at a time. A join with the unnested keys was planned
+            // as a hash of the whole project while its table grew faster than its statistics: pushes fell from 8,200
+            // to 5,300 records a second between a 50,000- and a 100,000-record project; with this, 9,500.
             let rows = try await connection.query(
                 """
-                SELECT r.collection, r.id, r.version, r.updated_at, r.updated_by, r.deleted, r.data, r.field_versions
-                FROM records r JOIN unnest(\(collections)::text[], \(ids)::text[]) AS wanted(collection, id)
-                ON r.collection = wanted.collection AND r.id = wanted.id
-                WHERE r.project = \(project)
+                SELECT id, version, updated_at, updated_by, deleted, data, field_versions FROM records
+                WHERE project = \(project) AND collection = \(collection) AND id = ANY(\(ids)::text[])
                 """, logger: logger)
-            for try await (collection, id, version, updatedAt, updatedBy, deleted, data, fields)
-                in rows.decode((String, String, Int64, String, String, Bool, String, String).self)
+            for try await (id, version, updatedAt, updatedBy, deleted, data, fields)
+                in rows.decode((String, Int64, String, String, Bool, String, String).self)
             {
                 records[collection, default: []].append(RecordRow(
                     id: id, version: version, updatedAt: updatedAt, updatedBy: updatedBy, deleted: deleted, dataText: data,
