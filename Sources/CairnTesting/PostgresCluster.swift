@@ -9,7 +9,7 @@ import Glibc
 /// ``stop()`` stops it and removes the folder.
 ///
 /// ```swift
-/// guard PostgresCluster.unavailableReason == nil else { return }   // print the reason and skip
+/// guard PostgresCluster.isAvailable(for: "this test") else { return }   // prints the reason and skips
 /// let cluster = try PostgresCluster.start()
 /// defer { cluster.stop() }
 /// let url = cluster.url   // postgres://cairn@127.0.0.1:PORT/cairn
@@ -40,6 +40,17 @@ public final class PostgresCluster: Sendable {
         }
         return nil
     }()
+
+    /// Whether a cluster can start here; when it cannot, prints that `what` is skipped and why (tests skip with it).
+    ///
+    /// ```swift
+    /// guard PostgresCluster.isAvailable(for: "the migration test") else { return }
+    /// ```
+    public static func isAvailable(for what: String) -> Bool {
+        guard let reason = unavailableReason else { return true }
+        print("skipped: \(what) needs a local PostgreSQL: \(reason)")
+        return false
+    }
 
     /// Why a cluster cannot start on this machine, or nil when it can.
     public static var unavailableReason: String? {

@@ -12,10 +12,7 @@ import Glibc
 struct MigrateToolTests {
     @Test("every record, version, tombstone, token and file moves; a cursor from before pulls only what changed after")
     func migrate() async throws {
-        if let reason = PostgresCluster.unavailableReason {
-            print("skipped: the migration test needs a local PostgreSQL: \(reason)")
-            return
-        }
+        guard PostgresCluster.isAvailable(for: "the migration test") else { return }
         let data = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
         let server = data.appendingPathComponent("server").path

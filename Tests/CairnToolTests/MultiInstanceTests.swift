@@ -182,10 +182,7 @@ struct MultiInstanceTests {
 struct OperatorTests {
     @Test("/ready answers 200 while PostgreSQL answers and 503 once it is gone; /health stays 200")
     func readiness() async throws {
-        if let reason = PostgresCluster.unavailableReason {
-            print("skipped: the readiness test needs a local PostgreSQL: \(reason)")
-            return
-        }
+        guard PostgresCluster.isAvailable(for: "the readiness test") else { return }
         // A cluster of its own, to stop under the server.
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
@@ -272,10 +269,7 @@ struct Instances: Sendable {
 
     /// Starts them; nil (after printing why) when this machine has no PostgreSQL.
     static func start(count: Int) async throws -> Instances? {
-        if let reason = PostgresCluster.unavailableReason {
-            print("skipped: the multi-instance tests need a local PostgreSQL: \(reason)")
-            return nil
-        }
+        guard PostgresCluster.isAvailable(for: "the multi-instance tests") else { return nil }
         let url = try PostgresCluster.shared().makeDatabase()
         try Tool.setUpField(["--postgres", url])
         var processes: [ChildProcess] = []

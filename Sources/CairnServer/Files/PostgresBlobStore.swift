@@ -50,16 +50,17 @@ public struct PostgresBlobStore: BlobStore {
         // Iterated only inside the closure, which runs once, here: never by two tasks.
         nonisolated(unsafe) let chunks = chunks
         let (end, stop, overLimit) = try await client.withConnection { connection in
-            let lock = Self.lockKey(project: project, id: id)
-            try await connection.query("SELECT pg_advisory_lock(\(lock))", logger: logger)
+            // Keyed like the server's other advisory locks: PostgreSQL's hash of a name.
+            let lock = "cairn.blob:\(project)/\(id)"
+            try await connection.query("SELECT pg_advisory_lock(hashtextextended(\(lock), 0))", logger: logger)
             do {
                 let outcome = try await Self.write(
                     project: project, id: id, at: offset, limit: limit, chunkSize: chunkSize, from: chunks, on: connection, logger: logger)
-                try await connection.query("SELECT pg_advisory_unlock(\(lock))", logger: logger)
+                try await connection.query("SELECT pg_advisory_unlock(hashtextextended(\(lock), 0))", logger: logger)
                 return outcome
             } catch {
                 // A connection that cannot unlock is broken; closing it releases the lock.
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(lock))", logger: logger)
+                _ = try? await connection.query("SELECT pg_advisory_unlock(hashtextextended(\(lock), 0))", logger: logger)
                 throw error
             }
         }
@@ -156,14 +157,5 @@ public struct PostgresBlobStore: BlobStore {
             INSERT INTO file_chunks (project, id, chunk, bytes) VALUES (\(project), \(id), \(Int32(chunk)), \(bytes))
             ON CONFLICT (project, id, chunk) DO UPDATE SET bytes = excluded.bytes
             """, logger: logger)
-    }
-
-    /// The advisory lock of one blob (a 64-bit hash of its key).
-    private static func lockKey(project: String, id: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "cairn.blob:\(project)/\(id)".utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
     }
 }

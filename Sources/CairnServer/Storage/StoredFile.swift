@@ -122,6 +122,12 @@ public protocol FileCatalog: Sendable {
 }
 
 extension StoredFile {
+    /// The `files` table's columns, in the one order both backends read and write them.
+    static let columnList = """
+        project, id, name, content_type, size, sha256, status, tags, public, created_at, updated_at, created_by, attach_to, \
+        attached_version, expires_at
+        """
+
     /// The tags as the JSON array text the `tags` column holds.
     var tagsText: String { JSONValue.array(tags.map { .string($0) }).jsonText() }
 

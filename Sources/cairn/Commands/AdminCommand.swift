@@ -13,7 +13,7 @@ struct AdminOptions: ParsableArguments {
     /// Opens the server's storage: the PostgreSQL database when one is named, else the data directory's database
     /// (creating it if needed).
     func admin() async throws -> ServerAdmin {
-        if let url = postgres ?? ProcessInfo.processInfo.environment["CAIRN_POSTGRES_URL"] {
+        if let url = PostgresDatabase.url(postgres) {
             return try await CLIError.wrap("cannot open the PostgreSQL database") {
                 ServerAdmin(storage: try await PostgresStorage(url: url))
             }

@@ -196,13 +196,13 @@ struct BackendBenchCommand: AsyncParsableCommand {
     func validate() throws {
         guard records > 0, rounds > 0 else { throw ValidationError("--records and --rounds must be positive") }
         guard (1...1000).contains(batch), (1...10000).contains(page) else { throw ValidationError("--batch is 1 to 1000, --page 1 to 10000") }
-        guard postgres ?? ProcessInfo.processInfo.environment["CAIRN_POSTGRES_URL"] != nil else {
+        guard PostgresDatabase.url(postgres) != nil else {
             throw ValidationError("--postgres URL (or CAIRN_POSTGRES_URL) names the database to measure")
         }
     }
 
     func run() async throws {
-        let url = postgres ?? ProcessInfo.processInfo.environment["CAIRN_POSTGRES_URL"] ?? ""
+        let url = PostgresDatabase.url(postgres) ?? ""
         let result = try await CLIError.wrap("the benchmark failed") {
             try await BackendBenchmark(postgresURL: url, records: records, batchSize: batch, pageSize: page, rounds: rounds) { print($0) }.run()
         }
@@ -244,7 +244,7 @@ struct EventsBenchCommand: AsyncParsableCommand {
     var parsedSteps: [Int] { steps.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
 
     func run() async throws {
-        let url = postgres ?? ProcessInfo.processInfo.environment["CAIRN_POSTGRES_URL"]
+        let url = PostgresDatabase.url(postgres)
         let result = try await CLIError.wrap("the benchmark failed") {
             try await EventsBenchmark(postgresURL: url, steps: parsedSteps, writes: writes) { print($0) }.run()
         }

@@ -77,7 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
         let mode = try value(durability, "CAIRN_DURABILITY", "full")
         let settings = Settings(
             data: try value(data, "CAIRN_DATA", "./cairn-data"),
-            postgres: postgres ?? environment["CAIRN_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 },
+            postgres: PostgresDatabase.url(postgres, environment: environment),
             host: try value(host, "CAIRN_HOST", "127.0.0.1"), port: try value(port, "CAIRN_PORT", 8080),
             tombstoneDays: try value(tombstoneDays, "CAIRN_TOMBSTONE_DAYS", 30), purgeInterval: try value(purgeInterval, "CAIRN_PURGE_INTERVAL", 3600),
             accessTokenMinutes: try value(accessTokenMinutes, "CAIRN_ACCESS_TOKEN_MINUTES", 15),

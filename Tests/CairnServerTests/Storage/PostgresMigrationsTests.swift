@@ -14,10 +14,7 @@ struct PostgresMigrationsTests {
     /// Runs `body` with clients of a fresh cluster, each client running as PostgresNIO requires; prints why and
     /// returns when this machine has no PostgreSQL.
     static func withCluster(clients count: Int, _ body: ([PostgresClient]) async throws -> Void) async throws {
-        if let reason = PostgresCluster.unavailableReason {
-            print("skipped: the PostgreSQL tests need a local PostgreSQL: \(reason)")
-            return
-        }
+        guard PostgresCluster.isAvailable(for: "the PostgreSQL tests") else { return }
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
         let configuration = try PostgresURL.configuration(cluster.url + "?sslmode=disable")

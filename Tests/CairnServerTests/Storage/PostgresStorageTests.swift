@@ -10,10 +10,7 @@ import Testing
 struct PostgresStorageTests {
     /// Runs `body` with a storage on a fresh cluster; prints why and returns when this machine has no PostgreSQL.
     static func withStorage(_ body: (PostgresStorage) async throws -> Void) async throws {
-        if let reason = PostgresCluster.unavailableReason {
-            print("skipped: the PostgreSQL tests need a local PostgreSQL: \(reason)")
-            return
-        }
+        guard PostgresCluster.isAvailable(for: "the PostgreSQL tests") else { return }
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
         let storage = try await PostgresStorage(url: cluster.url + "?sslmode=disable")
@@ -148,10 +145,7 @@ extension PostgresStorageTests {
 
     @Test("purges and file sweeps run by three instances at once delete each row once and fail none")
     func concurrentPurges() async throws {
-        if let reason = PostgresCluster.unavailableReason {
-            print("skipped: the PostgreSQL tests need a local PostgreSQL: \(reason)")
-            return
-        }
+        guard PostgresCluster.isAvailable(for: "the PostgreSQL tests") else { return }
         let url = try PostgresCluster.shared().makeDatabase()
         var instances: [PostgresStorage] = []
         for _ in 0..<3 { instances.append(try await PostgresStorage(url: url)) }

@@ -15,10 +15,7 @@ struct StorageBackend: Sendable, CustomTestStringConvertible {
     /// Every backend; a new one is added here and must pass the whole suite. PostgreSQL runs on a throwaway cluster
     /// when this machine has its binaries, and is left out with a printed reason otherwise.
     static let all: [StorageBackend] = {
-        if let reason = PostgresCluster.unavailableReason {
-            print("skipped: the PostgreSQL backend's runs need a local PostgreSQL: \(reason)")
-            return [.sqlite]
-        }
+        guard PostgresCluster.isAvailable(for: "the PostgreSQL backend's runs") else { return [.sqlite] }
         return [.sqlite, .postgres]
     }()
 

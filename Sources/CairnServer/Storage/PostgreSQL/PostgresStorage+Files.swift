@@ -147,10 +147,7 @@ extension PostgresStorage {
 
 /// The `files` table's columns on PostgreSQL, in one order for reads and writes.
 private enum FileColumns {
-    static let list = """
-        project, id, name, content_type, size, sha256, status, tags, public, created_at, updated_at, created_by, attach_to, \
-        attached_version, expires_at
-        """
+    static let list = StoredFile.columnList
 
     /// A row read in ``list``'s order.
     static func file(

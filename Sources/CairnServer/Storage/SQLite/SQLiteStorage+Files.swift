@@ -129,10 +129,7 @@ extension SQLiteStorage {
 
 /// The `files` table's columns, in one order for reads and writes.
 enum FileRowColumns {
-    static let list = """
-        project, id, name, content_type, size, sha256, status, tags, public, created_at, updated_at, created_by, attach_to, \
-        attached_version, expires_at
-        """
+    static let list = StoredFile.columnList
 
     /// The values of `file`, in ``list``'s order.
     static func arguments(_ file: StoredFile) -> StatementArguments { StatementArguments(values(file)) }

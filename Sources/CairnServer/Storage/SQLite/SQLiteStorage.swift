@@ -68,10 +68,6 @@ public final class SQLiteStorage: ServerStorage {
     }
 }
 
-extension Date {
-    var epochSeconds: Double { timeIntervalSince1970 }
-}
-
 extension SQLiteStorage {
     /// Diagnostics: the project's head version and how many remembered operations were applied with a new version.
     /// With creates and updates only, the two are equal exactly when no operation was applied twice.
