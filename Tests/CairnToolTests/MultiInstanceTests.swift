@@ -233,7 +233,7 @@ struct OperatorTests {
         #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("cairn.sqlite").path))
     }
 
-    @Test("SIGTERM ends live streams with a retry hint, then the process exits 0")
+    @Test("SIGTERM lets a request in flight finish, ends live streams with a retry hint, then the process exits 0")
     func gracefulStop() async throws {
         let data = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
@@ -252,8 +252,25 @@ struct OperatorTests {
             for try await chunk in response.body { text += String(buffer: chunk) }
             return text
         }()
+        // An upload in flight: half its body is sent before SIGTERM, the rest after.
+        let size = 2_000_000
+        let created = try await client.send(.POST, "/v1/projects/field/files", token: token, json: [
+            "name": "scan.bin", "contentType": "application/octet-stream", "size": .integer(Int64(size)),
+        ])
+        let fileID = try #require(created.json?["id"]?.stringValue)
+        let (halves, half) = AsyncStream<ByteBuffer>.makeStream()
+        half.yield(ByteBuffer(repeating: 7, count: size / 2))
+        var upload = HTTPClientRequest(url: client.baseURL.absoluteString + "/v1/projects/field/files/\(fileID)/upload")
+        upload.method = .PUT
+        upload.headers.add(name: "Authorization", value: "Bearer \(token)")
+        upload.body = .stream(halves, length: .known(Int64(size)))
+        async let uploaded = HTTPClient.shared.execute(upload, timeout: .seconds(30))
         try await Task.sleep(for: .milliseconds(300))
         process.send(SIGTERM)
+        try await Task.sleep(for: .milliseconds(300))
+        half.yield(ByteBuffer(repeating: 7, count: size / 2))
+        half.finish()
+        #expect(try await uploaded.status == .ok, "the request in flight at SIGTERM finishes")
         let received = try await text.components(separatedBy: "\n")
         #expect(received.contains("retry: 1000"), "\(received)")
         #expect(process.waitUntilExit() == 0)
