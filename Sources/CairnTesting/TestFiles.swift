@@ -31,7 +31,7 @@ public enum TestFiles {
     /// A new temporary file of `megabytes` MB written 1 MB at a time (never whole in memory), and its SHA-256.
     public static func large(megabytes: Int) throws -> (url: URL, sha256: String) {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-large-\(UUID().uuidString).bin")
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         var hasher = SHA256()

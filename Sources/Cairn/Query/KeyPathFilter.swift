@@ -26,7 +26,7 @@ extension Filter {
 
     /// `in` on the field that `keyPath` names.
     public static func field<Root, Value: Encodable>(_ keyPath: KeyPath<Root, Value>, in values: [Value]) -> Filter {
-        .condition(field: fieldName(keyPath), op: .in, value: .array(values.map(encoded)))
+        .condition(field: fieldName(keyPath), op: .in, value: .array(values.map { value in encoded(value) }))
     }
 
     /// The field a key path names: `\Note.title` is `title`.

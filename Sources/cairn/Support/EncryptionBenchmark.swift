@@ -86,7 +86,7 @@ struct EncryptionBenchmark {
     /// turn: the cache of an encrypted store seals it segment by segment as it arrives.
     private func measureDownload(_ directory: URL, server: ServerProcess) async throws -> [String: JSONValue] {
         let source = directory.appendingPathComponent("large.bin")
-        FileManager.default.createFile(atPath: source.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: source.path, contents: nil)
         let writer = try FileHandle(forWritingTo: source)
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var generator = SystemRandomNumberGenerator()
