@@ -89,7 +89,9 @@ public protocol ServerStorage: Service, FileCatalog {
 
     /// Deletes tombstones changed before `tombstonesBefore` (remembering, per collection, the highest version
     /// deleted as ``FeedRows/purgedThrough``), operations remembered before `operationsBefore` and tokens expired
-    /// at `now`.
+    /// at `now`. Clients' last pulled versions (``notePull(clientID:project:version:now:)``) decide how long
+    /// tombstones must be kept: one that a client seen since `tombstonesBefore` has not pulled yet stays (a client
+    /// that never pulled to the end holds none: it starts with a snapshot).
     func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport
 
     // MARK: Copying
