@@ -49,7 +49,7 @@ public enum ServerBackend: Sendable, Hashable {
 
     /// Throws `not_found` when the backend holds no server yet (an SQLite data directory without its database);
     /// opening would create an empty one. A PostgreSQL database is checked when it is opened.
-    public func checkExists() throws {
+    func checkExists() throws {
         guard case .sqlite(let directory, _) = self else { return }
         let path = Self.databasePath(in: directory)
         guard FileManager.default.fileExists(atPath: path) else {

@@ -28,8 +28,6 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
 
     /// The name.
     public var description: String { name }
-    /// The key columns.
-    public var keyColumns: ArraySlice<StorageColumn> { columns.prefix(keyCount) }
     /// The key of `row` (a row of this table), where the next page starts after.
     public func key(of row: StorageRow) -> StorageRow { Array(row.prefix(keyCount)) }
     /// The position of the column named `name`.
