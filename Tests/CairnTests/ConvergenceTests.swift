@@ -65,10 +65,10 @@ struct ConvergenceTests {
                 try await client.sync()
             }
         }
-        let storage = try #require(fixture.server.server.storage as? SQLiteStorage)
+        let storage = fixture.server.server.storage
         let resolved = try clients.map { client in Set(try client.conflicts().map { "\($0.conflict.collection)/\($0.conflict.id)" }) }
         for (index, operation) in uploaded {
-            let status = try storage.operationStatus(project: Fixture.project, opId: operation.opId)
+            let status = try await storage.operationStatus(project: Fixture.project, opId: operation.opId)
             let key = "\(operation.collection)/\(operation.recordID)"
             #expect(status == .applied || (status == .conflict && resolved[index].contains(key)),
                     "\(users[index])'s \(operation.kind.rawValue) of \(key) ended \(status.map(\.rawValue) ?? "unseen")")

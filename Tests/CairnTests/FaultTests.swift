@@ -63,8 +63,7 @@ struct FaultTests {
             }
             #expect(Set(try client.records(Query("logs")).map(\.id)) == created)
         }
-        let sqlite = try #require(fixture.server.server.storage as? SQLiteStorage)
-        let counts = try sqlite.operationCounts(project: Fixture.project)
+        let counts = try await fixture.server.server.storage.operationCounts(project: Fixture.project)
         #expect(counts.head == Int64(counts.applied), "versions \(counts.head) for \(counts.applied) applied operations")
         let first = try clients[0].records(Query("notes"))
         for client in clients.dropFirst() { #expect(try client.records(Query("notes")).map(\.data) == first.map(\.data)) }

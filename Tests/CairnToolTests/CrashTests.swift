@@ -74,8 +74,7 @@ struct CrashTests {
         #expect(Set(server.map(\.id)).count == total)
         // Only creates happened: one version each means none was applied twice.
         #expect(server.map(\.version).max() == Int64(total))
-        let sqlite = try #require(fixture.server.server.storage as? SQLiteStorage)
-        let counts = try sqlite.operationCounts(project: Fixture.project)
+        let counts = try await fixture.server.server.storage.operationCounts(project: Fixture.project)
         #expect(counts.head == Int64(counts.applied))
         let client = try await openClient(fixture, store: store)
         #expect(!client.hasPendingUpload)

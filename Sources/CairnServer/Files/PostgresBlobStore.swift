@@ -22,8 +22,11 @@ public struct PostgresBlobStore: BlobStore {
     /// Bytes per stored chunk.
     let chunkSize: Int
 
-    /// A store on `storage`'s database (its migrations made the table); `chunkSize` is fixed per database.
-    public init(storage: PostgresStorage, chunkSize: Int = 1 << 20) {
+    /// A store on `storage`'s database (its migrations made the table), in chunks of 1 MiB.
+    public init(storage: PostgresStorage) { self.init(storage: storage, chunkSize: 1 << 20) }
+
+    /// A store in chunks of `chunkSize` bytes (fixed per database; tests use small ones to cross chunks).
+    init(storage: PostgresStorage, chunkSize: Int) {
         self.client = storage.client
         self.logger = storage.logger
         self.chunkSize = chunkSize

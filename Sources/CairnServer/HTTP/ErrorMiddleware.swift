@@ -8,22 +8,24 @@ import NIOCore
 /// did not expect do, and those are logged without request data.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = CairnRequestContext
+    /// The server's storage, which tells which of its errors mean "unavailable".
+    let storage: any ServerStorage
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch {
-            let apiError = Self.apiError(for: error, request: request)
+            let apiError = Self.apiError(for: error, request: request, storage: storage)
             if apiError.status.code >= 500 {
                 context.logger.error(
                     "request failed",
-                    metadata: ["error": .string(String(describing: type(of: error))), "reason": .string(PostgresStorage.describe(error))])
+                    metadata: ["error": .string(String(describing: type(of: error))), "reason": .string(storage.describe(error))])
             }
             return try apiError.response(from: request, context: context)
         }
     }
 
-    static func apiError(for error: any Error, request: Request) -> APIError {
+    static func apiError(for error: any Error, request: Request, storage: any ServerStorage) -> APIError {
         switch error {
         case let error as APIError:
             return error
@@ -48,7 +50,7 @@ struct ErrorMiddleware: RouterMiddleware {
             return .badRequest("The body is not valid JSON: \(error)")
         case let error as DecodingError:
             return describe(error)
-        case let error where PostgresStorage.isUnavailable(error):
+        case let error where storage.isUnavailable(error):
             return APIError(.serviceUnavailable, .unavailable, "The database cannot be reached; retry later", headers: [.retryAfter: "5"])
         default:
             return APIError(.internalServerError, .internalError, "The server failed. Retry later.")

@@ -17,7 +17,7 @@ struct MetaRoutes: RouteGroup {
             do {
                 try await storage.checkReady()
             } catch {
-                let reason = (error as? ErrorBody)?.message ?? PostgresStorage.describe(error)
+                let reason = (error as? ErrorBody)?.message ?? storage.describe(error)
                 throw APIError(.serviceUnavailable, .unavailable, "The server cannot serve yet: \(reason)", headers: [.retryAfter: "5"])
             }
             return try Response.json(["status": "ready", "protocol": "1"] as [String: String])

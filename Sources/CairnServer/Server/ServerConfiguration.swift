@@ -51,12 +51,18 @@ public struct ServerConfiguration: Sendable {
     /// data directory's SQLite database and files folder. See ``SyncServer/open(configuration:clock:timers:logger:)``.
     public var postgresURL: String?
 
+    /// The backend these settings name: PostgreSQL when ``postgresURL`` is set, else SQLite in ``dataDirectory``
+    /// with ``durability``.
+    public var backend: ServerBackend {
+        postgresURL.map { .postgres(url: $0) } ?? .sqlite(dataDirectory: dataDirectory, durability: durability)
+    }
+
     /// A configuration with every default, keeping its database (`cairn.sqlite`) in `dataDirectory`.
     public init(dataDirectory: URL) { self.dataDirectory = dataDirectory }
 
     /// The SQLite database file inside the data directory.
-    public var databasePath: String { dataDirectory.appendingPathComponent("cairn.sqlite").path }
+    public var databasePath: String { ServerBackend.databasePath(in: dataDirectory) }
 
     /// The folder of the files' bytes inside the data directory (one subfolder per project).
-    public var filesDirectory: URL { dataDirectory.appendingPathComponent("files", isDirectory: true) }
+    public var filesDirectory: URL { ServerBackend.filesDirectory(in: dataDirectory) }
 }

@@ -2,9 +2,9 @@ import Foundation
 import Logging
 
 extension SyncServer {
-    /// Opens the storage the configuration names and makes a server over it: PostgreSQL (state and files) when
-    /// ``ServerConfiguration/postgresURL`` is set, migrating it first, else SQLite and a files folder in the data
-    /// directory.
+    /// Opens the storage the configuration names (``ServerConfiguration/backend``: PostgreSQL for state and files
+    /// when ``ServerConfiguration/postgresURL`` is set, else SQLite and a files folder in the data directory),
+    /// migrating it first, and makes a server over it.
     ///
     /// ```swift
     /// var configuration = ServerConfiguration(dataDirectory: directory)
@@ -16,16 +16,12 @@ extension SyncServer {
         configuration: ServerConfiguration, clock: any WallClock = SystemWallClock(), timers: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "cairn.server")
     ) async throws -> SyncServer {
-        guard let url = configuration.postgresURL else {
-            return try SyncServer(configuration: configuration, clock: clock, timers: timers, logger: logger)
-        }
-        let storage = try await PostgresStorage(url: url, logger: logger)
+        let opened = try await configuration.backend.open(logger: logger)
         do {
             return try SyncServer(
-                configuration: configuration, storage: storage, blobs: PostgresBlobStore(storage: storage), clock: clock, timers: timers,
-                logger: logger)
+                configuration: configuration, storage: opened.storage, blobs: opened.blobs, clock: clock, timers: timers, logger: logger)
         } catch {
-            await storage.close()
+            try? await opened.storage.close()
             throw error
         }
     }

@@ -35,20 +35,19 @@ public final class SyncServer: Sendable {
     /// Where files' bytes live (by default under the data directory's `files` folder).
     public let blobs: any BlobStore
 
-    /// A server over `storage` (by default the SQLite database in the data directory) and `blobs` (by default
-    /// the data directory's `files` folder), reading the time from `clock` and waiting on `timers`.
+    /// A server over `storage` and `blobs`, reading the time from `clock` and waiting on `timers`. Without
+    /// `storage`, it opens the configuration's ``ServerConfiguration/backend`` (one that needs no connection: a
+    /// PostgreSQL backend opens with ``open(configuration:clock:timers:logger:)``); without `blobs`, files' bytes
+    /// go with that backend, or to the data directory's `files` folder.
     public init(
         configuration: ServerConfiguration, storage: (any ServerStorage)? = nil, blobs: (any BlobStore)? = nil,
         clock: any WallClock = SystemWallClock(),
         timers: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "cairn.server")
     ) throws {
         self.configuration = configuration
-        if let storage {
-            self.storage = storage
-        } else {
-            try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
-            self.storage = try SQLiteStorage(path: configuration.databasePath, durability: configuration.durability)
-        }
+        let opened = try storage.map { ServerBackend.Opened(storage: $0, blobs: DirectoryBlobStore(root: configuration.filesDirectory)) }
+            ?? configuration.backend.openNow()
+        self.storage = opened.storage
         self.notifier = ChangeNotifier(channel: self.storage.noticeChannel)
         self.clock = clock
         self.timers = timers
@@ -63,7 +62,7 @@ public final class SyncServer: Sendable {
         self.access = AccessControl(tokens: tokens, storage: self.storage)
         self.feed = ChangesFeed(storage: self.storage)
         self.batches = BatchService(storage: self.storage)
-        self.blobs = blobs ?? DirectoryBlobStore(root: configuration.filesDirectory)
+        self.blobs = blobs ?? opened.blobs
         self.files = FileService(
             storage: self.storage, blobs: self.blobs, notifier: notifier, metrics: metrics, clock: clock, maximumFileBytes: configuration.maximumFileBytes,
             maximumProjectBytes: configuration.maximumProjectFileBytes, uploadExpiry: configuration.fileUploadExpiry)
@@ -76,7 +75,7 @@ public final class SyncServer: Sendable {
     func makeRouter() -> Router<CairnRequestContext> {
         let router = Router(context: CairnRequestContext.self)
         router.add(middleware: RequestLogMiddleware(metrics: metrics))
-        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(storage: storage))
         router.addRoutes(MetaRoutes(storage: storage, metrics: metrics).collection)
         router.addRoutes(
             AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock).collection, atPath: "v1/auth")

@@ -89,8 +89,20 @@ public protocol ServerStorage: Service, FileCatalog {
 
     /// Deletes tombstones changed before `tombstonesBefore` (remembering, per collection, the highest version
     /// deleted as ``FeedRows/purgedThrough``), operations remembered before `operationsBefore` and tokens expired
-    /// at `now`.
+    /// at `now`. Clients' last pulled versions (``notePull(clientID:project:version:now:)``) decide how long
+    /// tombstones must be kept: one that a client seen since `tombstonesBefore` has not pulled yet stays (a client
+    /// that never pulled to the end holds none: it starts with a snapshot).
     func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport
+
+    // MARK: Copying
+
+    /// A page of `table`'s rows in key order: at most `limit`, after the row whose key is `after` (from the first row
+    /// when `nil`), each value of the column's kind. With ``importRows(_:into:)`` it copies a server between any two
+    /// backends (``ServerMigration``).
+    func exportRows(of table: StorageTable, after: StorageRow?, limit: Int) async throws -> [StorageRow]
+    /// Writes `rows` of `table` in one transaction, each replacing the row with the same key: written twice, a row
+    /// is the same. Rows of tables that others refer to come first (``StorageTable/all`` is in that order).
+    func importRows(_ rows: [StorageRow], into table: StorageTable) async throws
 
     // MARK: Operations
 
@@ -98,6 +110,14 @@ public protocol ServerStorage: Service, FileCatalog {
     func checkReady() async throws
     /// How busy the storage's connection pool is, for metrics; `nil` (the default) without a pool.
     var poolUsage: PoolUsage? { get }
+    /// Whether `error`, thrown by this storage, means its database cannot be reached now (a request may succeed
+    /// later, or on another instance): the HTTP layer answers `503 unavailable`. False by default.
+    func isUnavailable(_ error: any Error) -> Bool
+    /// What went wrong, in the database's own words, for logs and `/ready` (never with query values); by default
+    /// the error as it describes itself.
+    func describe(_ error: any Error) -> String
+    /// Closes the database once the work in flight ends; later calls fail. ``run()`` calls it at graceful shutdown.
+    func close() async throws
 
     // MARK: Several instances
 
@@ -116,6 +136,10 @@ extension ServerStorage {
     public var loginFailures: (any LoginFailureLog)? { nil }
     /// No pool.
     public var poolUsage: PoolUsage? { nil }
+    /// No error means "unavailable".
+    public func isUnavailable(_ error: any Error) -> Bool { false }
+    /// The error as it describes itself.
+    public func describe(_ error: any Error) -> String { "\(error)" }
 }
 
 /// What a purge removed.

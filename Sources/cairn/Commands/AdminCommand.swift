@@ -10,20 +10,16 @@ struct AdminOptions: ParsableArguments {
     @Option(name: .long, help: "The server's PostgreSQL database, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or CAIRN_POSTGRES_URL), instead of --data.")
     var postgres: String?
 
-    /// Opens the server's storage: the PostgreSQL database when one is named, else the data directory's database
-    /// (creating it if needed).
+    /// The backend the options name: the PostgreSQL database when one is named, else the data directory.
+    var backend: ServerBackend {
+        PostgresDatabase.url(postgres).map { .postgres(url: $0) } ?? .sqlite(dataDirectory: URL(fileURLWithPath: data))
+    }
+
+    /// Opens the server's storage (creating the data directory's database if needed).
     func admin() async throws -> ServerAdmin {
-        if let url = PostgresDatabase.url(postgres) {
-            return try await CLIError.wrap("cannot open the PostgreSQL database") {
-                ServerAdmin(storage: try await PostgresStorage(url: url))
-            }
-        }
-        let directory = URL(fileURLWithPath: data)
-        return try CLIError.wrap("cannot open the data directory \(data)") {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let configuration = ServerConfiguration(dataDirectory: directory)
-            return ServerAdmin(storage: try SQLiteStorage(path: configuration.databasePath))
-        }
+        let backend = backend
+        let what = if case .postgres = backend { "the PostgreSQL database" } else { "the data directory \(data)" }
+        return try await CLIError.wrap("cannot open \(what)") { ServerAdmin(storage: try await backend.open().storage) }
     }
 }
 
@@ -64,7 +60,9 @@ struct AdminCommand: AsyncParsableCommand {
 
         func run() async throws {
             let report = try await CLIError.wrap("cannot migrate \(fromData)") {
-                try await ServerMigration.run(from: URL(fileURLWithPath: fromData), to: toPostgres) { print($0) }
+                try await ServerMigration.run(from: .sqlite(dataDirectory: URL(fileURLWithPath: fromData)), to: .postgres(url: toPostgres)) {
+                    print($0)
+                }
             }
             let rows = report.rows.values.reduce(0, +)
             print("migrated \(rows) rows and \(report.files) files (\(report.bytes) bytes) to PostgreSQL")

@@ -38,7 +38,7 @@ struct SyncBenchmark {
     /// Sets up the bench project with `users` (writers) in `directory` and starts `cairn serve` on it.
     static func startServer(in directory: URL, users: [String], password: String, durability: String = "full") async throws -> ServerProcess {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let admin = ServerAdmin(storage: try SQLiteStorage(path: ServerConfiguration(dataDirectory: directory).databasePath))
+        let admin = ServerAdmin(storage: try ServerBackend.sqlite(dataDirectory: directory).openNow().storage)
         try await admin.addProject(project)
         try await admin.setSchema(project: project, schema)
         for user in users {
@@ -191,8 +191,8 @@ struct SyncBenchmark {
     /// (made, or given `password`); returns the project's name.
     static func preparePostgres(url: String, prefix: String, password: String) async throws -> String {
         let project = prefix + "_" + UUID().uuidString.prefix(8).lowercased()
-        let storage = try await PostgresStorage(url: url)
-        defer { Task { await storage.close() } }
+        let storage = try await ServerBackend.postgres(url: url).open().storage
+        defer { Task { try? await storage.close() } }
         let admin = ServerAdmin(storage: storage)
         try await admin.addProject(project)
         try await admin.setSchema(project: project, schema)

@@ -1,4 +1,5 @@
 import CairnProtocol
+import CairnTesting
 import Foundation
 import GRDB
 import Testing
@@ -20,7 +21,6 @@ struct SQLiteStorageTests {
     @Test("diagnostics count applied operations and tell an operation's status")
     func diagnostics() async throws {
         try await StorageBackend.sqlite.withProjects { storage in
-            let sqlite = try #require(storage as? SQLiteStorage)
             let schema = Schema(collections: [StorageFixtures.notes])
             let outcome = try await BatchService(storage: storage).apply(
                 BatchRequest(operations: [
@@ -28,9 +28,9 @@ struct SQLiteStorageTests {
                     SyncOperation(opId: "o2", collection: "notes", id: "a", op: .create, data: ["title": "y"]),
                 ]), project: "field", schema: schema, user: "alice", now: StorageFixtures.epoch)
             #expect(outcome.results.map(\.status) == [.applied, .conflict])
-            #expect(try sqlite.operationCounts(project: "field") == (head: 1, applied: 1))
-            #expect(try sqlite.operationStatus(project: "field", opId: "o2") == .conflict)
-            #expect(try sqlite.operationStatus(project: "field", opId: "o3") == nil)
+            #expect(try await storage.operationCounts(project: "field") == (head: 1, applied: 1))
+            #expect(try await storage.operationStatus(project: "field", opId: "o2") == .conflict)
+            #expect(try await storage.operationStatus(project: "field", opId: "o3") == nil)
         }
     }
 

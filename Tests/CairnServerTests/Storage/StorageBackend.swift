@@ -1,16 +1,22 @@
 import CairnProtocol
-import CairnServer
+@testable import CairnServer
 import CairnTesting
 import Foundation
+import GRDB
+import PostgresNIO
 import Testing
 
 /// A storage backend the conformance suite runs against: each test gets a fresh, empty storage.
 struct StorageBackend: Sendable, CustomTestStringConvertible {
     let name: String
+    /// The tables of its schema that ``StorageTable/all`` leaves out on purpose.
+    let tablesNotCopied: Set<String>
     let open: @Sendable (URL) async throws -> any ServerStorage
     let close: @Sendable (any ServerStorage) async -> Void
     /// The backend's blob store over an open storage, with small chunks where it has chunks (so that tests cross them).
     let blobs: @Sendable (any ServerStorage, URL) -> any BlobStore
+    /// The tables of an open storage's database and their columns, in order, as the database itself lists them.
+    let schema: @Sendable (any ServerStorage) async throws -> [String: [String]]
 
     /// Every backend; a new one is added here and must pass the whole suite. PostgreSQL runs on a throwaway cluster
     /// when this machine has its binaries, and is left out with a printed reason otherwise.
@@ -20,21 +26,35 @@ struct StorageBackend: Sendable, CustomTestStringConvertible {
     }()
 
     /// The embedded SQLite database.
-    static let sqlite = StorageBackend(name: "SQLite") { directory in
+    static let sqlite = StorageBackend(name: "SQLite", tablesNotCopied: Set(SQLiteStorage.tablesNotCopied.keys)) { directory in
         try SQLiteStorage(path: directory.appendingPathComponent("cairn.sqlite").path)
     } close: { storage in
         try? await (storage as? SQLiteStorage)?.close()
     } blobs: { _, directory in
         DirectoryBlobStore(root: directory.appendingPathComponent("files"))
+    } schema: { storage in
+        try await (storage as! SQLiteStorage).pool.read { db in
+            var tables: [String: [String]] = [:]
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
+                tables[table] = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?) ORDER BY cid", arguments: [table])
+            }
+            return tables
+        }
     }
 
     /// A new database on the test process's PostgreSQL cluster.
-    static let postgres = StorageBackend(name: "PostgreSQL") { _ in
+    static let postgres = StorageBackend(name: "PostgreSQL", tablesNotCopied: Set(PostgresStorage.tablesNotCopied.keys)) { _ in
         try await PostgresStorage(url: try PostgresCluster.shared().makeDatabase())
     } close: { storage in
         await (storage as? PostgresStorage)?.close()
     } blobs: { storage, _ in
         PostgresBlobStore(storage: storage as! PostgresStorage, chunkSize: 1000)
+    } schema: { storage in
+        let rows = try await (storage as! PostgresStorage).client.client.query(
+            "SELECT table_name::text, column_name::text FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position")
+        var tables: [String: [String]] = [:]
+        for try await (table, column) in rows.decode((String, String).self) { tables[table, default: []].append(column) }
+        return tables
     }
 
     var testDescription: String { name }

@@ -114,4 +114,32 @@ struct StorageFeedConformanceTests {
             #expect(tasks.purgedThrough == 0)
         }
     }
+
+    @Test("the purge keeps a tombstone that a client seen since the horizon has not pulled yet, and no longer once it has", arguments: StorageBackend.all)
+    func purgeKeepsWhatClientsNeed(backend: StorageBackend) async throws {
+        try await backend.withProjects { storage in
+            try await Self.seed(storage)
+            let horizon = F.epoch + 3600
+            // Pulled to version 2, seen after the horizon: n3's tombstone (version 3) is not on it yet.
+            let behind = try await storage.registerClient(project: "field", user: "alice", device: nil, app: nil, now: F.epoch)
+            try await storage.notePull(clientID: behind, project: "field", version: 2, now: horizon + 60)
+            // Held by nobody: a client last seen before the horizon, one that never pulled to the end, one of another project.
+            let gone = try await storage.registerClient(project: "field", user: "bob", device: nil, app: nil, now: F.epoch)
+            try await storage.notePull(clientID: gone, project: "field", version: 1, now: F.epoch)
+            _ = try await storage.registerClient(project: "field", user: "carol", device: nil, app: nil, now: horizon + 60)
+            let other = try await storage.registerClient(project: "other", user: "dave", device: nil, app: nil, now: F.epoch)
+            try await storage.notePull(clientID: other, project: "other", version: 1, now: horizon + 60)
+
+            var report = try await storage.purge(tombstonesBefore: horizon, operationsBefore: F.epoch, now: F.epoch)
+            #expect(report.tombstones == 0)
+            #expect(try await range(storage).rows.map(\.id) == ["n1", "n2", "n3", "n4"])
+            #expect(try await range(storage).purgedThrough == 0)
+
+            try await storage.notePull(clientID: behind, project: "field", version: 5, now: horizon + 120)
+            report = try await storage.purge(tombstonesBefore: horizon, operationsBefore: F.epoch, now: F.epoch)
+            #expect(report.tombstones == 1)
+            #expect(try await range(storage).rows.map(\.id) == ["n1", "n2", "n4"])
+            #expect(try await range(storage).purgedThrough == 3)
+        }
+    }
 }

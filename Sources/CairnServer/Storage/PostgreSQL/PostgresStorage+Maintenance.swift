@@ -5,21 +5,32 @@ import PostgresNIO
 
 extension PostgresStorage {
     /// Purges in one transaction, comparing tombstones' `changed_at`, operations' `created_at` and tokens'
-    /// `expires_at` (epoch seconds) with the three dates; a collection's `purged_through` only ever rises. Every
-    /// instance may run it: a second purge at once finds less or nothing to delete.
+    /// `expires_at` (epoch seconds) with the three dates; a collection's `purged_through` only ever rises. A tombstone
+    /// that a client seen since `tombstonesBefore` has not pulled yet stays. Every instance may run it: a second
+    /// purge at once finds less or nothing to delete.
     public func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport {
-        try await Self.transaction(client, logger: logger) { connection in
-            // Remember, per collection, the highest tombstone version purged: cursors below it expire.
-            try await connection.query(
-                """
-                INSERT INTO collection_state (project, collection, purged_through)
-                SELECT project, collection, max(version) FROM records
-                WHERE deleted AND changed_at < \(tombstonesBefore.epochSeconds) GROUP BY project, collection
-                ON CONFLICT (project, collection)
-                DO UPDATE SET purged_through = GREATEST(collection_state.purged_through, excluded.purged_through)
-                """, logger: logger)
+        let horizon = tombstonesBefore.epochSeconds
+        return try await Self.transaction(client, logger: logger) { connection in
+            // `holds`: per project, the lowest version a client seen since the horizon pulled to (tombstones above it
+            // stay; a client that never pulled to the end, at 0, starts with a snapshot, which needs none). The
+            // purged tombstones raise, per collection, the highest version purged: cursors below it expire.
             let tombstones = try await Self.count(
-                connection, "DELETE FROM records WHERE deleted AND changed_at < \(tombstonesBefore.epochSeconds) RETURNING 1", logger: logger)
+                connection,
+                """
+                WITH holds AS (
+                    SELECT project, min(last_pulled_version) AS pulled FROM clients
+                    WHERE last_seen >= \(horizon) AND last_pulled_version > 0 GROUP BY project),
+                purged AS (
+                    DELETE FROM records WHERE deleted AND changed_at < \(horizon)
+                    AND NOT EXISTS (SELECT 1 FROM holds WHERE holds.project = records.project AND records.version > holds.pulled)
+                    RETURNING project, collection, version),
+                marks AS (
+                    INSERT INTO collection_state (project, collection, purged_through)
+                    SELECT project, collection, max(version) FROM purged GROUP BY project, collection
+                    ON CONFLICT (project, collection)
+                    DO UPDATE SET purged_through = GREATEST(collection_state.purged_through, excluded.purged_through))
+                SELECT 1 FROM purged
+                """, logger: logger)
             let operations = try await Self.count(
                 connection, "DELETE FROM operations WHERE created_at < \(operationsBefore.epochSeconds) RETURNING 1", logger: logger)
             let tokens = try await Self.count(connection, "DELETE FROM tokens WHERE expires_at < \(now.epochSeconds) RETURNING 1", logger: logger)

@@ -99,9 +99,15 @@ public final class PostgresStorage: ServerStorage {
         }
     }
 
+    /// What went wrong, in PostgreSQL's words when the server answered; other errors as they describe themselves.
+    public func describe(_ error: any Error) -> String { Self.describe(error) }
+
+    /// Whether `error` says the database could not be reached or went away.
+    public func isUnavailable(_ error: any Error) -> Bool { Self.isUnavailable(error) }
+
     /// What went wrong, in PostgreSQL's words when the server answered (postgres-nio hides them from `description`
     /// so that logs never show query values by accident); other errors as they describe themselves.
-    public static func describe(_ error: any Error) -> String {
+    static func describe(_ error: any Error) -> String {
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] {
             return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
@@ -116,7 +122,7 @@ public final class PostgresStorage: ServerStorage {
 
     /// Whether `error` says the database could not be reached or went away (a closed or failed connection, a server
     /// shutting down or not accepting connections yet): the request may succeed later, elsewhere.
-    public static func isUnavailable(_ error: any Error) -> Bool {
+    static func isUnavailable(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed: return true

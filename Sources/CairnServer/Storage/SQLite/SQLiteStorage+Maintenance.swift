@@ -4,20 +4,35 @@ import GRDB
 
 extension SQLiteStorage {
     /// Purges in one write transaction, comparing tombstones' `changed_at`, operations' `created_at` and tokens'
-    /// `expires_at` (epoch seconds) with the three dates; a collection's `purged_through` only ever rises.
+    /// `expires_at` (epoch seconds) with the three dates; a collection's `purged_through` only ever rises. A tombstone
+    /// that a client seen since `tombstonesBefore` has not pulled yet stays (``ServerStorage/purge(tombstonesBefore:operationsBefore:now:)``).
     public func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport {
         try await write { db in
+            // Per project, the lowest version a client seen since the horizon pulled to; tombstones above it stay.
+            try db.execute(sql: "DROP TABLE IF EXISTS temp.purge_holds")
+            try db.execute(
+                sql: """
+                    CREATE TEMP TABLE purge_holds AS
+                    SELECT project, min(last_pulled_version) AS pulled FROM clients
+                    WHERE last_seen >= ? AND last_pulled_version > 0 GROUP BY project
+                    """,
+                arguments: [tombstonesBefore.epochSeconds])
+            let purgeable = """
+                deleted = 1 AND changed_at < ?
+                AND version <= coalesce((SELECT pulled FROM temp.purge_holds WHERE purge_holds.project = records.project), 9223372036854775807)
+                """
             // Remember, per collection, the highest tombstone version purged: cursors below it expire.
             try db.execute(
                 sql: """
                     INSERT INTO collection_state (project, collection, purged_through)
                     SELECT project, collection, max(version) FROM records
-                    WHERE deleted = 1 AND changed_at < ? GROUP BY project, collection
+                    WHERE \(purgeable) GROUP BY project, collection
                     ON CONFLICT (project, collection) DO UPDATE SET purged_through = max(purged_through, excluded.purged_through)
                     """,
                 arguments: [tombstonesBefore.epochSeconds])
-            try db.execute(sql: "DELETE FROM records WHERE deleted = 1 AND changed_at < ?", arguments: [tombstonesBefore.epochSeconds])
+            try db.execute(sql: "DELETE FROM records WHERE \(purgeable)", arguments: [tombstonesBefore.epochSeconds])
             let tombstones = db.changesCount
+            try db.execute(sql: "DROP TABLE temp.purge_holds")
             try db.execute(sql: "DELETE FROM operations WHERE created_at < ?", arguments: [operationsBefore.epochSeconds])
             let operations = db.changesCount
             try db.execute(sql: "DELETE FROM tokens WHERE expires_at < ?", arguments: [now.epochSeconds])

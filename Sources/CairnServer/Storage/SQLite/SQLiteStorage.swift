@@ -67,26 +67,3 @@ public final class SQLiteStorage: ServerStorage {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT head_version FROM projects WHERE name = ?"), arguments: [project]) ?? 0
     }
 }
-
-extension SQLiteStorage {
-    /// Diagnostics: the project's head version and how many remembered operations were applied with a new version.
-    /// With creates and updates only, the two are equal exactly when no operation was applied twice.
-    public func operationCounts(project: String) throws -> (head: Int64, applied: Int) {
-        try pool.read { db in
-            let head = try Self.headVersion(db, project: project)
-            let applied = try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM operations WHERE project = ? AND json_extract(result, '$.status') = 'applied'
-                """, arguments: [project]) ?? 0
-            return (head, applied)
-        }
-    }
-
-    /// Diagnostics: how the server answered the operation `opId`, while it remembers it; `nil` if it never saw it.
-    public func operationStatus(project: String, opId: String) throws -> OperationStatus? {
-        try pool.read { db in
-            try String.fetchOne(db, sql: """
-                SELECT json_extract(result, '$.status') FROM operations WHERE project = ? AND op_id = ?
-                """, arguments: [project, opId]).flatMap(OperationStatus.init(rawValue:))
-        }
-    }
-}
