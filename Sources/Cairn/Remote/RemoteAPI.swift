@@ -42,8 +42,8 @@ struct RemoteAPI: Sendable {
     /// One page of the changes feed, as the raw JSON body (the store applies it in SQL).
     func changes(collection: String, since: String?, limit: Int, filter: Filter?) async throws -> Data {
         var query = ["limit=\(limit)"]
-        if let since { query.append("since=\(Self.escape(since))") }
-        if let filter { query.append("where=\(Self.escape(String(decoding: try CairnJSON.encode(filter), as: UTF8.self)))") }
+        if let since { query.append("since=\(PercentEncoding.encode(since))") }
+        if let filter { query.append("where=\(PercentEncoding.encode(String(decoding: try CairnJSON.encode(filter), as: UTF8.self)))") }
         let path = "/v1/projects/\(project)/collections/\(collection)/changes?" + query.joined(separator: "&")
         return try await send(method: "GET", path: path).body
     }
@@ -163,11 +163,5 @@ struct RemoteAPI: Sendable {
 
     func url(_ path: String) -> URL {
         URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)!
-    }
-
-    static func escape(_ value: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 }

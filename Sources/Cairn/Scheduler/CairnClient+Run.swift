@@ -118,8 +118,8 @@ extension CairnClient {
             await statusCenter.update { $0.scheduler.liveConnected = true }
             var reader = ServerSentEvents()
             for try await chunk in chunks {
-                for payload in reader.feed(chunk) {
-                    if let notice = try? CairnJSON.decode(ChangeNotice.self, from: Array(payload.utf8)),
+                for event in reader.feed(chunk) {
+                    if let payload = event.data, let notice = try? CairnJSON.decode(ChangeNotice.self, from: Array(payload.utf8)),
                         store.schema?.collection(named: notice.collection) != nil
                     {
                         input.yield(.liveNotice(collection: notice.collection))
