@@ -33,6 +33,9 @@ public struct CairnError: Error, Sendable, CustomStringConvertible {
     /// False when retrying the same request at once is pointless even though a later sync may succeed (a connection
     /// attempt that already waited out its whole timeout).
     var retriesInPlace: Bool
+    /// True when the server's host refused the connection (nothing listens there): the retry policy's
+    /// ``RetryPolicy/maximumRefusedAttempts`` apply.
+    var connectionRefused = false
 
     /// An error with a code and a message that says what to do.
     public init(

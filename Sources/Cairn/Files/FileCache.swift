@@ -111,7 +111,9 @@ actor FileCache {
                     fileID: id, from: offset, to: partial, sealing: sealing, timeout: configuration.fileTransferTimeout,
                     progress: reporter.report, received: { bytes in into.update(bytes) })
                 break
-            } catch let error as CairnError where error.isRetryable && configuration.retry.shouldRetry(after: attempt) {
+            } catch let error as CairnError where error.isRetryable
+                && configuration.retry.shouldRetry(after: attempt, refused: error.connectionRefused)
+            {
                 attempt += 1
                 try await configuration.clock.sleep(for: configuration.retry.delay(beforeAttempt: attempt))
             }

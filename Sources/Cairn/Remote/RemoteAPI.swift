@@ -92,7 +92,8 @@ struct RemoteAPI: Sendable {
 
     // MARK: Plumbing
 
-    /// Sends a request; with `retries`, network failures, timeouts and 5xx are retried with the retry policy.
+    /// Sends a request; with `retries`, network failures, timeouts and 5xx are retried with the retry policy (a
+    /// refused connection with its shorter schedule).
     func send(
         method: String, path: String, body: Data? = nil, headers: [(String, String)] = [], authorized: Bool = true, accept: Set<Int> = [200],
         retries: Bool = true, transfer: Transfer? = nil
@@ -102,7 +103,9 @@ struct RemoteAPI: Sendable {
             do {
                 return try await sendOnce(
                     method: method, path: path, body: body, headers: headers, authorized: authorized, accept: accept, transfer: transfer)
-            } catch let error as CairnError where retries && error.isRetryable && error.retriesInPlace && retry.shouldRetry(after: attempt) {
+            } catch let error as CairnError where retries && error.isRetryable && error.retriesInPlace
+                && retry.shouldRetry(after: attempt, refused: error.connectionRefused)
+            {
                 attempt += 1
                 try await clock.sleep(for: retry.delay(beforeAttempt: attempt))
             }
