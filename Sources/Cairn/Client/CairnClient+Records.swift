@@ -108,10 +108,8 @@ extension CairnClient {
         try checkOpen()
         do {
             return try store.rows(sql: sql, arguments: arguments)
-        } catch let error as CairnError {
-            throw error
         } catch {
-            throw CairnError(.validationFailed, "The SQL failed: \(error)")
+            throw CairnError.sql(error)
         }
     }
 
