@@ -75,7 +75,7 @@ extension CairnClient {
     /// file uploads wait while it is. Also counts as the network coming back.
     public func networkDidChange(metered: Bool) {
         let uploader = fileUploader
-        Task { await uploader.setMetered(metered) }
+        background.start { await uploader.setMetered(metered) }
         networkDidBecomeAvailable()
     }
 
