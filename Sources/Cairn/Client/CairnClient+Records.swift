@@ -113,7 +113,7 @@ extension CairnClient {
         }
     }
 
-    /// Runs read-only SQL and answers in the shape apps of the HHFW kind expect:
+    /// Runs read-only SQL and answers as one JSON text, for callers that pass JSON along (the `cairn query` tool):
     /// `{"status":"ok","result":{"database":{"records":[...]}}}`, or `{"status":"error","error":{"code","message"}}`.
     public func queryJSON(_ sql: String, arguments: [JSONValue] = []) -> String {
         do {
