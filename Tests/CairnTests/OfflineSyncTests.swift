@@ -90,7 +90,7 @@ struct OfflineSyncTests {
         #expect(open.map(\.id) == ["n9", "n7", "n5"])
         #expect(try alice.records(Query("notes").filter(.condition("tags", .contains, 4))).map(\.id) == ["n4"])
         #expect(try alice.records(Query("notes").filter(.condition("title", .like, "NOTE 1%"))).map(\.id) == ["n1", "n10"])
-        await #expect(throws: CairnError.self) { try alice.records(Query("notes").filter(.condition("nope", .eq, 1))) }
+        #expect(throws: CairnError.self) { try alice.records(Query("notes").filter(.condition("nope", .eq, 1))) }
         let table = try alice.tableName(for: "notes")
         #expect(table == "notes")
         let rows = try alice.rows("SELECT id, count FROM \(table) WHERE done = ? ORDER BY count LIMIT 2", arguments: [true])

@@ -26,8 +26,9 @@ actor FileUploader {
     /// The most bytes one request sends from a sealed file: a transport that cannot stream through decryption
     /// (URLSession's body streams) holds one slice in memory.
     static let sealedSliceBytes: Int64 = 16 << 20
-    /// True while the network is metered (the app says so, from its platform's path monitor).
-    private var metered = false
+    /// True while the network is metered (the app says so, from its platform's path monitor): set at once, in the
+    /// order the app says it, not when the actor gets to it.
+    private let metered = Mutex(false)
 
     init(
         store: LocalStore, api: RemoteAPI, folder: FileFolder, configuration: CairnConfiguration, status: StatusCenter, cache: FileCache,
@@ -44,7 +45,7 @@ actor FileUploader {
 
     /// Starts the jobs whose turn has come, up to the concurrency limit.
     func kick() {
-        guard !stopped, !(metered && configuration.filesOnlyOnUnmeteredNetworks) else { return }
+        guard !stopped, !(metered.withLock { $0 } && configuration.filesOnlyOnUnmeteredNetworks) else { return }
         let limit = max(1, configuration.fileUploadConcurrency)
         guard running.count < limit, let ready = try? store.readyFileUploads(now: configuration.wallClock.now()) else { return }
         for job in ready where !running.contains(job.localID) && running.count < limit {
@@ -54,10 +55,9 @@ actor FileUploader {
     }
 
     /// Notes whether the network is metered; with ``CairnConfiguration/filesOnlyOnUnmeteredNetworks`` uploads pause
-    /// on a metered one and start again when it is not.
-    func setMetered(_ value: Bool) {
-        metered = value
-        if !value { kick() }
+    /// on a metered one. The caller kicks the uploader when it is not.
+    nonisolated func setMetered(_ value: Bool) {
+        metered.withLock { $0 = value }
     }
 
     /// Waits until no upload runs and none is ready, waiting through short backoffs of jobs that failed fewer times

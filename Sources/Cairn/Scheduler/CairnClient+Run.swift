@@ -75,7 +75,8 @@ extension CairnClient {
     /// file uploads wait while it is. Also counts as the network coming back.
     public func networkDidChange(metered: Bool) {
         let uploader = fileUploader
-        background.start { await uploader.setMetered(metered) }
+        uploader.setMetered(metered)
+        if !metered { background.start { await uploader.kick() } }
         networkDidBecomeAvailable()
     }
 
