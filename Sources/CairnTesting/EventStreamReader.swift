@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CairnProtocol
 import Foundation
 import NIOCore
 
@@ -9,7 +10,7 @@ import NIOCore
 /// let data = try await events.nextData(timeout: .seconds(5))
 /// ```
 public actor EventStreamReader {
-    private var buffer = ""
+    private var reader = ServerSentEvents()
     private var payloads: [String] = []
     private var ended = false
     private var task: Task<Void, Never>?
@@ -29,20 +30,14 @@ public actor EventStreamReader {
     private func consume(_ body: HTTPClientResponse.Body) {
         task = Task {
             do {
-                for try await chunk in body { self.append(String(buffer: chunk)) }
+                for try await chunk in body { self.append(chunk.readableBytesView) }
             } catch {}
             self.finish()
         }
     }
 
-    private func append(_ text: String) {
-        buffer += text
-        while let end = buffer.range(of: "\n\n") {
-            let event = buffer[..<end.lowerBound]
-            let data = event.split(separator: "\n").filter { $0.hasPrefix("data:") }.map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) }
-            if !data.isEmpty { payloads.append(data.joined(separator: "\n")) }
-            buffer.removeSubrange(..<end.upperBound)
-        }
+    private func append(_ bytes: ByteBufferView) {
+        payloads += reader.feed(bytes).compactMap(\.data)
     }
 
     private func finish() { ended = true }

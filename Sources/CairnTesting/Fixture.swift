@@ -97,12 +97,8 @@ public struct Fixture: Sendable {
         }
     }
 
-    /// Percent-encodes a query value.
-    public static func encode(_ value: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
-    }
+    /// Percent-encodes a query value (as the SDK does).
+    public static func encode(_ value: String) -> String { PercentEncoding.encode(value) }
 }
 
 /// A new time-ordered `opId`, from ``OperationID/make(now:)``.

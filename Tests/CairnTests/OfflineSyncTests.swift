@@ -77,7 +77,7 @@ struct OfflineSyncTests {
         #expect(try bob.all(Note.self, Query("notes").filter(.condition("count", .gte, 7))).count == 1)
     }
 
-    @Test("queries filter, sort and limit locally; raw SQL answers rows and HHFW-shaped JSON")
+    @Test("queries filter, sort and limit locally; raw SQL answers rows and the status/result JSON of queryJSON")
     func queries() async throws {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }

@@ -86,7 +86,7 @@ struct CrashTests {
 
 @Suite("Two stores and a server through the command line", .enabled(if: Tool.binary != nil, "the cairn binary is not built next to the tests"))
 struct CommandLineSyncTests {
-    @Test("put and delete work offline, sync moves them between stores, query prints the HHFW shape")
+    @Test("put and delete work offline, sync moves them between stores, query prints the status/result JSON shape")
     func putSyncQuery() async throws {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }

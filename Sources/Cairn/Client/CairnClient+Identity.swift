@@ -49,11 +49,13 @@ extension CairnClient {
         }
     }
 
-    /// Stops background sync and file uploads, refuses new work and waits for the work in flight.
+    /// Stops background sync and file transfers, refuses new work and waits for the work in flight: once it
+    /// returns, nothing of this client runs.
     private func stopWork() async {
         stopScheduler()
         closed.withLock { $0 = true }
         await fileUploader.stop()
+        await background.close()
         await engine.waitForIdle()
     }
 

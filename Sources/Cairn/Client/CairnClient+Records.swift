@@ -108,14 +108,12 @@ extension CairnClient {
         try checkOpen()
         do {
             return try store.rows(sql: sql, arguments: arguments)
-        } catch let error as CairnError {
-            throw error
         } catch {
-            throw CairnError(.validationFailed, "The SQL failed: \(error)")
+            throw CairnError.sql(error)
         }
     }
 
-    /// Runs read-only SQL and answers in the shape apps of the HHFW kind expect:
+    /// Runs read-only SQL and answers as one JSON text, for callers that pass JSON along (the `cairn query` tool):
     /// `{"status":"ok","result":{"database":{"records":[...]}}}`, or `{"status":"error","error":{"code","message"}}`.
     public func queryJSON(_ sql: String, arguments: [JSONValue] = []) -> String {
         do {

@@ -30,6 +30,8 @@ public final class CairnClient: Sendable {
     let fileFolder: FileFolder
     let fileCache: FileCache
     let fileUploader: FileUploader
+    /// File uploads, downloads, prefetch and their progress reports: cancelled and awaited at ``close()``.
+    let background = BackgroundWork()
 
     init(configuration: CairnConfiguration, store: LocalStore, api: RemoteAPI, auth: AuthSession) {
         self.configuration = configuration
@@ -39,9 +41,10 @@ public final class CairnClient: Sendable {
         self.statusCenter = StatusCenter()
         self.engine = SyncEngine(store: store, api: api, configuration: configuration, status: statusCenter)
         self.fileFolder = FileFolder(store: configuration.store, keys: store)
-        self.fileCache = FileCache(store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter)
+        self.fileCache = FileCache(
+            store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter, work: background)
         self.fileUploader = FileUploader(
-            store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter, cache: fileCache)
+            store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter, cache: fileCache, work: background)
         engine.owner.set(self)
     }
 
@@ -49,7 +52,7 @@ public final class CairnClient: Sendable {
     public var files: CairnFiles { CairnFiles(client: self) }
 
     func checkOpen() throws {
-        if closed.withLock({ $0 }) { throw CairnError(.signedOut, "This client was signed out or cleared; open a new one") }
+        if closed.withLock({ $0 }) { throw CairnError.clientClosed }
     }
 
     // MARK: Schema
@@ -111,7 +114,7 @@ public final class CairnClient: Sendable {
     func afterSync(pulled: [String]?) {
         let prefetch = configuration.prefetchFiles.filter { pulled?.contains($0) ?? true }.sorted()
         let (uploader, files) = (fileUploader, self.files)
-        Task {
+        background.start {
             await uploader.kick()
             for collection in prefetch { _ = try? await files.prefetch(collection: collection) }
         }

@@ -107,7 +107,7 @@ public struct CairnConfiguration: Sendable {
     /// The timeout of one HTTP request.
     public var requestTimeout: Duration = .seconds(30)
     /// How long a connection attempt may wait for an answer before the server counts as unreachable (default 10 s).
-    /// A refused connection fails at once; only the retry policy's few short retries follow it. (On Apple platforms
+    /// A refused connection fails at once; one quick retry follows it (``RetryPolicy/maximumRefusedAttempts``). (On Apple platforms
     /// URLSession has no separate connect timeout: ``requestTimeout`` covers connecting.)
     public var connectTimeout: Duration = .seconds(10)
     /// The clock that timers, backoff and retries wait on; tests pass a manual clock and never sleep.

@@ -21,6 +21,8 @@ extension CairnClient {
         let failedFiles = try files.failedUploads().map { Diagnostics.FailedFile(localID: $0.id, name: $0.name, size: $0.size, error: $0.error) }
         // A run cancelled on purpose (Ctrl-C, a background step's expiry) is not a failure of the store.
         let history = try store.history(limit: 20).filter { !($0.error?.hasPrefix("\(ErrorCode.cancelled.rawValue):") ?? false) }
+        // The history is in the order the runs started (its id is taken at the start): the newest run that ended is
+        // the one judged, even when an older run, begun during an outage, ended after it.
         let (verdict, explanation) = Diagnostics.judge(
             failedUploads: failedUploads, failedFiles: failedFiles, lastRun: history.first { $0.endedAt != nil }, scheduler: status.scheduler,
             queueDepth: facts.queueDepth, pendingFiles: status.pendingFiles, needsPull: facts.collections.filter(\.needsPull).map(\.name))

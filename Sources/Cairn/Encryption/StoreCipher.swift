@@ -82,7 +82,7 @@ enum StoreCipher {
         guard cairn_store_cipher_full_pathname(path, &buffer, Int32(buffer.count)) == SQLITE_OK_CODE else {
             throw CairnError(.storeFailed, "The store's path could not be resolved")
         }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// How many blocks failed authentication in this process.

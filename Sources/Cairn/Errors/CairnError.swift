@@ -33,6 +33,9 @@ public struct CairnError: Error, Sendable, CustomStringConvertible {
     /// False when retrying the same request at once is pointless even though a later sync may succeed (a connection
     /// attempt that already waited out its whole timeout).
     var retriesInPlace: Bool
+    /// True when the server's host refused the connection (nothing listens there): the retry policy's
+    /// ``RetryPolicy/maximumRefusedAttempts`` apply.
+    var connectionRefused = false
 
     /// An error with a code and a message that says what to do.
     public init(
@@ -143,4 +146,19 @@ extension CairnError {
 
     /// A local-store failure as a ``CairnError`` (see ``init(wrapping:)``).
     static func store(_ error: any Error) -> CairnError { CairnError(wrapping: error) }
+
+    /// A failure of SQL the app wrote: what the SQL got wrong (its syntax, a write in a read, a missing table) is
+    /// `validation_failed`; the store failing under it keeps its own code (`store_corrupted` for a page that failed
+    /// the cipher's check, else `store_failed`), as everywhere else.
+    static func sql(_ error: any Error) -> CairnError {
+        if let error = error as? DatabaseError, storeResultCodes.contains(error.resultCode) { return CairnError(wrapping: error) }
+        if let error = error as? CairnError { return error }
+        return CairnError(.validationFailed, "The SQL failed: \(error)")
+    }
+
+    /// The SQLite result codes that speak of the store (its file, its lock, its memory), not of a statement.
+    private static let storeResultCodes: [ResultCode] = [
+        .SQLITE_IOERR, .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_CANTOPEN, .SQLITE_FULL, .SQLITE_NOMEM, .SQLITE_BUSY, .SQLITE_LOCKED,
+        .SQLITE_PROTOCOL,
+    ]
 }

@@ -56,7 +56,7 @@ public struct CairnFiles: Sendable {
             throw CairnError(wrapping: error)
         }
         let uploader = client.fileUploader
-        Task {
+        client.background.start {
             await uploader.refreshCounts()
             await uploader.kick()
         }

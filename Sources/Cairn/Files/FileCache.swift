@@ -6,20 +6,24 @@ import Synchronization
 /// The files kept on this device: downloads on demand into `cache/`, checked against the server's SHA-256,
 /// resumed with `Range` after a broken connection, and evicted least-recently-used beyond
 /// ``CairnConfiguration/fileCacheBytes``. Pinned files and the copies of pending uploads are never evicted.
+/// Downloads run in the client's ``BackgroundWork``, so closing the client ends them.
 actor FileCache {
     let store: LocalStore
     let api: RemoteAPI
     let folder: FileFolder
     let configuration: CairnConfiguration
     let status: StatusCenter
-    private var downloads: [String: Task<URL, any Error>] = [:]
+    let work: BackgroundWork
+    /// The downloads under way, by file id, with the other callers waiting for each.
+    private var downloads: [String: [CheckedContinuation<URL, any Error>]] = [:]
 
-    init(store: LocalStore, api: RemoteAPI, folder: FileFolder, configuration: CairnConfiguration, status: StatusCenter) {
+    init(store: LocalStore, api: RemoteAPI, folder: FileFolder, configuration: CairnConfiguration, status: StatusCenter, work: BackgroundWork) {
         self.store = store
         self.api = api
         self.folder = folder
         self.configuration = configuration
         self.status = status
+        self.work = work
     }
 
     /// The local file for `id`: a pending upload's copy (local ids), a cached download, or a new download.
@@ -52,11 +56,12 @@ actor FileCache {
 
     /// One download per file at a time: a second caller waits for the first.
     private func fetch(_ id: String, metadata: FileMetadata?) async throws -> URL {
-        if let running = downloads[id] { return try await running.value }
-        let task = Task { try await self.download(id, metadata: metadata) }
-        downloads[id] = task
-        defer { downloads[id] = nil }
-        return try await task.value
+        if downloads[id] != nil { return try await withCheckedThrowingContinuation { downloads[id]?.append($0) } }
+        downloads[id] = []
+        let result: Result<URL, any Error>
+        do { result = .success(try await work.perform { try await self.download(id, metadata: metadata) }) } catch { result = .failure(error) }
+        for waiter in downloads.removeValue(forKey: id) ?? [] { waiter.resume(with: result) }
+        return try result.get()
     }
 
     /// Whether the file is on this device now (no download needed).
@@ -94,8 +99,8 @@ actor FileCache {
                 offset = 0
             }
             let start = offset
-            let reporter = ProgressReporter { [weak self] received in
-                Task { await self?.report(id, bytes: start + received, total: metadata.size) }
+            let reporter = ProgressReporter { [work] received in
+                work.start { await self.report(id, bytes: start + received, total: metadata.size) }
             }
             // The bytes are hashed as they arrive: no second read of a large file. A resumed download hashes what was
             // kept first.
@@ -111,7 +116,9 @@ actor FileCache {
                     fileID: id, from: offset, to: partial, sealing: sealing, timeout: configuration.fileTransferTimeout,
                     progress: reporter.report, received: { bytes in into.update(bytes) })
                 break
-            } catch let error as CairnError where error.isRetryable && configuration.retry.shouldRetry(after: attempt) {
+            } catch let error as CairnError where error.isRetryable
+                && configuration.retry.shouldRetry(after: attempt, refused: error.connectionRefused)
+            {
                 attempt += 1
                 try await configuration.clock.sleep(for: configuration.retry.delay(beforeAttempt: attempt))
             }

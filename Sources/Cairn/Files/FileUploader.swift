@@ -6,6 +6,8 @@ import Synchronization
 /// at once, each through the three steps, streaming from its local copy and resuming from the server's offset
 /// after any interruption. A job that fails for network reasons is tried again later with the retry policy's
 /// backoff; one the server refuses (or that keeps failing) moves to the failed list and never blocks anything.
+/// Every upload, and every wake after a backoff, runs in the client's ``BackgroundWork``, so closing the client
+/// ends them.
 actor FileUploader {
     let store: LocalStore
     let api: RemoteAPI
@@ -13,41 +15,49 @@ actor FileUploader {
     let configuration: CairnConfiguration
     let status: StatusCenter
     let cache: FileCache
-    private var running: [String: Task<Void, Never>] = [:]
-    private var wake: Task<Void, Never>?
+    let work: BackgroundWork
+    /// The local ids of the uploads under way.
+    private var running: Set<String> = []
+    /// Callers of ``drain()`` waiting for an upload to end.
+    private var waitingForAnEnd: [CheckedContinuation<Void, Never>] = []
+    /// Counts the wakes asked for: only the latest one kicks.
+    private var wakes = 0
     private var stopped = false
     /// The most bytes one request sends from a sealed file: a transport that cannot stream through decryption
     /// (URLSession's body streams) holds one slice in memory.
     static let sealedSliceBytes: Int64 = 16 << 20
-    /// True while the network is metered (the app says so, from its platform's path monitor).
-    private var metered = false
+    /// True while the network is metered (the app says so, from its platform's path monitor): set at once, in the
+    /// order the app says it, not when the actor gets to it.
+    private let metered = Mutex(false)
 
-    init(store: LocalStore, api: RemoteAPI, folder: FileFolder, configuration: CairnConfiguration, status: StatusCenter, cache: FileCache) {
+    init(
+        store: LocalStore, api: RemoteAPI, folder: FileFolder, configuration: CairnConfiguration, status: StatusCenter, cache: FileCache,
+        work: BackgroundWork
+    ) {
         self.store = store
         self.api = api
         self.folder = folder
         self.configuration = configuration
         self.status = status
         self.cache = cache
+        self.work = work
     }
 
     /// Starts the jobs whose turn has come, up to the concurrency limit.
     func kick() {
-        guard !stopped, !(metered && configuration.filesOnlyOnUnmeteredNetworks) else { return }
+        guard !stopped, !(metered.withLock { $0 } && configuration.filesOnlyOnUnmeteredNetworks) else { return }
         let limit = max(1, configuration.fileUploadConcurrency)
         guard running.count < limit, let ready = try? store.readyFileUploads(now: configuration.wallClock.now()) else { return }
-        for job in ready where running[job.localID] == nil && running.count < limit {
-            running[job.localID] = Task { [weak self] in
-                await self?.run(job)
-            }
+        for job in ready where !running.contains(job.localID) && running.count < limit {
+            guard work.start({ await self.run(job) }) else { return }
+            running.insert(job.localID)
         }
     }
 
     /// Notes whether the network is metered; with ``CairnConfiguration/filesOnlyOnUnmeteredNetworks`` uploads pause
-    /// on a metered one and start again when it is not.
-    func setMetered(_ value: Bool) {
-        metered = value
-        if !value { kick() }
+    /// on a metered one. The caller kicks the uploader when it is not.
+    nonisolated func setMetered(_ value: Bool) {
+        metered.withLock { $0 = value }
     }
 
     /// Waits until no upload runs and none is ready, waiting through short backoffs of jobs that failed fewer times
@@ -56,8 +66,8 @@ actor FileUploader {
     func drain() async {
         while !stopped {
             kick()
-            if let next = running.values.first {
-                await next.value
+            if !running.isEmpty {
+                await withCheckedContinuation { waitingForAnEnd.append($0) }
                 continue
             }
             let now = configuration.wallClock.now()
@@ -70,12 +80,11 @@ actor FileUploader {
         }
     }
 
-    /// Stops every upload (they resume on the next start).
+    /// Starts nothing more (uploads resume on the next start); closing the client's ``BackgroundWork`` cancels the
+    /// uploads under way.
     func stop() {
         stopped = true
-        wake?.cancel()
-        for task in running.values { task.cancel() }
-        running.removeAll()
+        wakes += 1
     }
 
     private func run(_ job: FileUploadJob) async {
@@ -96,20 +105,26 @@ actor FileUploader {
                 }
             }
         }
-        running[job.localID] = nil
+        running.remove(job.localID)
+        for waiter in waitingForAnEnd { waiter.resume() }
+        waitingForAnEnd.removeAll()
         await status.update { $0.fileTransfers[job.localID] = nil }
         await refreshCounts()
         kick()
     }
 
-    /// Kicks again once a backoff has passed.
+    /// Kicks again once a backoff has passed (unless a later wake was asked for meanwhile).
     private func scheduleWake(after delay: Duration) {
-        wake?.cancel()
-        let clock = configuration.clock
-        wake = Task { [weak self] in
+        wakes += 1
+        let (wake, clock) = (wakes, configuration.clock)
+        work.start {
             guard (try? await clock.sleep(for: delay)) != nil else { return }
-            await self?.kick()
+            await self.kick(ifLatestWake: wake)
         }
+    }
+
+    private func kick(ifLatestWake wake: Int) {
+        if wake == wakes { kick() }
     }
 
     func refreshCounts() async {
@@ -175,8 +190,8 @@ actor FileUploader {
                 slice.sealing = sealing
                 slice.length = min(slice.length, Self.sealedSliceBytes)
             }
-            let reporter = ProgressReporter { [weak self] sent in
-                Task { await self?.report(job, bytes: offset + sent) }
+            let reporter = ProgressReporter { [work] sent in
+                work.start { await self.report(job, bytes: offset + sent) }
             }
             do {
                 _ = try await api.uploadChunk(

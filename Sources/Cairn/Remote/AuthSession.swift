@@ -11,7 +11,6 @@ actor AuthSession {
     private let clock: any WallClock
     private var signIn: (@Sendable (Credentials) async throws -> TokenResponse)?
     private var refresh: (@Sendable (String) async throws -> TokenResponse)?
-    private(set) var user: UserInfo?
 
     init(credentials: Credentials, clock: any WallClock) {
         self.credentials = credentials
@@ -67,7 +66,6 @@ actor AuthSession {
         accessToken = response.accessToken
         refreshToken = response.refreshToken
         expiresAt = clock.now() + TimeInterval(response.expiresIn)
-        user = response.user
         return response.accessToken
     }
 }

@@ -45,10 +45,10 @@ extension RemoteAPI {
     /// One page of a file search.
     func searchFiles(_ search: FileSearch, after: String?) async throws -> FileList {
         var query: [String] = search.statuses.map { "status=\($0.rawValue)" }
-        if let name = search.name { query.append("name=\(Self.escape(name))") }
-        query += search.tags.map { "tag=\(Self.escape($0))" }
+        if let name = search.name { query.append("name=\(PercentEncoding.encode(name))") }
+        query += search.tags.map { "tag=\(PercentEncoding.encode($0))" }
         query.append("limit=\(search.pageSize)")
-        if let after { query.append("after=\(Self.escape(after))") }
+        if let after { query.append("after=\(PercentEncoding.encode(after))") }
         return try decode(FileList.self, try await send(method: "GET", path: filesPath + "?" + query.joined(separator: "&")))
     }
 

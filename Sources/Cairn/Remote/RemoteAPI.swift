@@ -42,8 +42,8 @@ struct RemoteAPI: Sendable {
     /// One page of the changes feed, as the raw JSON body (the store applies it in SQL).
     func changes(collection: String, since: String?, limit: Int, filter: Filter?) async throws -> Data {
         var query = ["limit=\(limit)"]
-        if let since { query.append("since=\(Self.escape(since))") }
-        if let filter { query.append("where=\(Self.escape(String(decoding: try CairnJSON.encode(filter), as: UTF8.self)))") }
+        if let since { query.append("since=\(PercentEncoding.encode(since))") }
+        if let filter { query.append("where=\(PercentEncoding.encode(String(decoding: try CairnJSON.encode(filter), as: UTF8.self)))") }
         let path = "/v1/projects/\(project)/collections/\(collection)/changes?" + query.joined(separator: "&")
         return try await send(method: "GET", path: path).body
     }
@@ -92,7 +92,8 @@ struct RemoteAPI: Sendable {
 
     // MARK: Plumbing
 
-    /// Sends a request; with `retries`, network failures, timeouts and 5xx are retried with the retry policy.
+    /// Sends a request; with `retries`, network failures, timeouts and 5xx are retried with the retry policy (a
+    /// refused connection with its shorter schedule).
     func send(
         method: String, path: String, body: Data? = nil, headers: [(String, String)] = [], authorized: Bool = true, accept: Set<Int> = [200],
         retries: Bool = true, transfer: Transfer? = nil
@@ -102,7 +103,9 @@ struct RemoteAPI: Sendable {
             do {
                 return try await sendOnce(
                     method: method, path: path, body: body, headers: headers, authorized: authorized, accept: accept, transfer: transfer)
-            } catch let error as CairnError where retries && error.isRetryable && error.retriesInPlace && retry.shouldRetry(after: attempt) {
+            } catch let error as CairnError where retries && error.isRetryable && error.retriesInPlace
+                && retry.shouldRetry(after: attempt, refused: error.connectionRefused)
+            {
                 attempt += 1
                 try await clock.sleep(for: retry.delay(beforeAttempt: attempt))
             }
@@ -163,11 +166,5 @@ struct RemoteAPI: Sendable {
 
     func url(_ path: String) -> URL {
         URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)!
-    }
-
-    static func escape(_ value: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 }

@@ -75,7 +75,8 @@ extension CairnClient {
     /// file uploads wait while it is. Also counts as the network coming back.
     public func networkDidChange(metered: Bool) {
         let uploader = fileUploader
-        Task { await uploader.setMetered(metered) }
+        uploader.setMetered(metered)
+        if !metered { background.start { await uploader.kick() } }
         networkDidBecomeAvailable()
     }
 
@@ -118,8 +119,8 @@ extension CairnClient {
             await statusCenter.update { $0.scheduler.liveConnected = true }
             var reader = ServerSentEvents()
             for try await chunk in chunks {
-                for payload in reader.feed(chunk) {
-                    if let notice = try? CairnJSON.decode(ChangeNotice.self, from: Array(payload.utf8)),
+                for event in reader.feed(chunk) {
+                    if let payload = event.data, let notice = try? CairnJSON.decode(ChangeNotice.self, from: Array(payload.utf8)),
                         store.schema?.collection(named: notice.collection) != nil
                     {
                         input.yield(.liveNotice(collection: notice.collection))

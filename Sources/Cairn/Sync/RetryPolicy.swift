@@ -13,14 +13,22 @@ public struct RetryPolicy: Sendable, Equatable {
     public var maximumDelay: Duration
     /// Attempts of one call before it fails (the first try counts).
     public var maximumAttempts: Int
+    /// Attempts of one call whose connection the server refused (the first try counts; never more than
+    /// ``maximumAttempts``). A refused connection is a definite answer, nothing listens there now: by default one quick
+    /// retry follows it, then the call fails.
+    public var maximumRefusedAttempts: Int
     /// The fraction of each delay that is random (0 = none, 1 = anywhere from 0 to twice the delay).
     public var jitter: Double
 
-    /// A policy; `maximumAttempts` is at least 1 and `jitter` is clamped to 0...1.
-    public init(initialDelay: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(30), maximumAttempts: Int = 4, jitter: Double = 0.5) {
+    /// A policy; `maximumAttempts` and `maximumRefusedAttempts` are at least 1 and `jitter` is clamped to 0...1.
+    public init(
+        initialDelay: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(30), maximumAttempts: Int = 4, jitter: Double = 0.5,
+        maximumRefusedAttempts: Int = 2
+    ) {
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay
         self.maximumAttempts = max(1, maximumAttempts)
+        self.maximumRefusedAttempts = max(1, maximumRefusedAttempts)
         self.jitter = min(max(jitter, 0), 1)
     }
 
@@ -33,6 +41,8 @@ public struct RetryPolicy: Sendable, Equatable {
         return min(capped * factor, maximumDelay)
     }
 
-    /// Whether another attempt follows attempt `attempt`.
-    public func shouldRetry(after attempt: Int) -> Bool { attempt < maximumAttempts }
+    /// Whether another attempt follows attempt `attempt`; `refused` when the server refused its connection.
+    public func shouldRetry(after attempt: Int, refused: Bool = false) -> Bool {
+        attempt < (refused ? min(maximumRefusedAttempts, maximumAttempts) : maximumAttempts)
+    }
 }

@@ -59,7 +59,7 @@ actor SyncEngine {
 
     private func perform(_ scope: SyncScope) async throws -> SyncSummary {
         let historyID = try? store.beginHistory(kind: scope.kind)
-        await status.update { $0.lastSyncStarted = configuration.wallClock.now(); $0.lastError = nil; $0.phase = .connecting }
+        let attempt = await status.begin(at: configuration.wallClock.now())
         await status.emit(.started)
         var summary = SyncSummary()
         do {
@@ -79,28 +79,25 @@ actor SyncEngine {
             }
             try? store.endHistory(historyID ?? 0, summary: summary, error: nil)
             store.checkpoint()
-            let counts = try? store.counts()
-            await status.update {
-                $0.phase = .idle
-                $0.lastSyncCompleted = configuration.wallClock.now()
-                $0.pendingUploads = counts?.pending ?? $0.pendingUploads
-                $0.failedUploads = counts?.failed ?? $0.failedUploads
-            }
+            await status.end(attempt, at: configuration.wallClock.now(), error: nil, counts())
             await status.emit(.completed(summary))
             return summary
         } catch {
             let cairnError = CairnError(wrapping: error)
             let body = ErrorBody(code: cairnError.code, message: cairnError.message, details: cairnError.details)
             try? store.endHistory(historyID ?? 0, summary: summary, error: "\(cairnError.code): \(cairnError.message)")
-            let counts = try? store.counts()
-            await status.update {
-                $0.phase = .idle
-                $0.lastError = body
-                $0.pendingUploads = counts?.pending ?? $0.pendingUploads
-                $0.failedUploads = counts?.failed ?? $0.failedUploads
-            }
+            await status.end(attempt, at: configuration.wallClock.now(), error: body, counts())
             await status.emit(.failed(body))
             throw cairnError
+        }
+    }
+
+    /// A status change that puts the store's queue counts, read now, into the status.
+    private func counts() -> @Sendable (inout SyncStatus) -> Void {
+        let counts = try? store.counts()
+        return {
+            $0.pendingUploads = counts?.pending ?? $0.pendingUploads
+            $0.failedUploads = counts?.failed ?? $0.failedUploads
         }
     }
 

@@ -9,8 +9,8 @@ import Synchronization
 
 /// The transport off Apple platforms (Linux, the tools), on AsyncHTTPClient: streaming and fast uploads.
 ///
-/// A refused connection fails at once with `network_unavailable` (the SDK's retry policy then decides whether to
-/// try again); a connection attempt that gets no answer fails after ``connectTimeout``.
+/// A refused connection fails at once with `network_unavailable` (the SDK's retry policy then allows one quick retry);
+/// a connection attempt that gets no answer fails after ``connectTimeout``.
 ///
 /// ```swift
 /// let transport = AsyncHTTPClientTransport(connectTimeout: .seconds(5))
@@ -133,9 +133,11 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
                 return CairnError(.timedOut, "The server did not answer in time", isRetryable: true, cause: error)
             }
         }
-        return CairnError(
+        var failure = CairnError(
             .networkUnavailable, "The server could not be reached (\(Self.reason(error))): check the address and the network",
             isRetryable: true, cause: error)
+        failure.connectionRefused = Self.systemError(error) == ECONNREFUSED
+        return failure
     }
 
     /// A short reason for a connection failure, without addresses or data.
@@ -144,16 +146,22 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             if let first = error.connectionErrors.first { return reason(first.error) }
             return error.dnsAAAAError != nil || error.dnsAError != nil ? "the host name did not resolve" : "no connection"
         }
-        if let error = error as? IOError {
-            switch error.errnoCode {
+        if let code = (error as? IOError)?.errnoCode {
+            switch code {
             case ECONNREFUSED: return "connection refused"
             case ENETUNREACH, EHOSTUNREACH: return "no route to the host"
             case ECONNRESET: return "connection reset"
-            default: return "I/O error \(error.errnoCode)"
+            default: return "I/O error \(code)"
             }
         }
         if error is ChannelError { return "the connection closed" }
         return String(describing: type(of: error))
+    }
+
+    /// The system error under a connection failure (the first address's, when several were tried).
+    static func systemError(_ error: any Error) -> Int32? {
+        if let error = error as? NIOConnectionError { return error.connectionErrors.first.flatMap { systemError($0.error) } }
+        return (error as? IOError)?.errnoCode
     }
 }
 

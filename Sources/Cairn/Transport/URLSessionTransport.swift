@@ -126,8 +126,11 @@ public struct URLSessionTransport: HTTPTransport {
             if error.code == .timedOut { return CairnError(.timedOut, "The server did not answer in time", isRetryable: true, cause: error) }
             if error.code == .cancelled { return CairnError(.cancelled, "The request was cancelled", cause: error) }
         }
-        return CairnError(
+        var failure = CairnError(
             .networkUnavailable, "The server could not be reached: check the address and the network", isRetryable: true, cause: error)
+        // URLSession's name for a refused connection.
+        failure.connectionRefused = (error as? URLError)?.code == .cannotConnectToHost
+        return failure
     }
 }
 #endif

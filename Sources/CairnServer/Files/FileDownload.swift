@@ -46,8 +46,6 @@ enum FileDownload {
         let plain = String(name.unicodeScalars.map { scalar -> Character in
             scalar.isASCII && scalar.value >= 0x20 && scalar != "\"" && scalar != "\\" && scalar.value != 0x7F ? Character(scalar) : "_"
         })
-        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        let encoded = name.addingPercentEncoding(withAllowedCharacters: unreserved) ?? plain
-        return "attachment; filename=\"\(plain)\"; filename*=UTF-8''\(encoded)"
+        return "attachment; filename=\"\(plain)\"; filename*=UTF-8''\(PercentEncoding.encode(name))"
     }
 }

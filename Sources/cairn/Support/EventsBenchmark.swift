@@ -116,18 +116,13 @@ struct EventsBenchmark {
             var request = HTTPClientRequest(url: url)
             request.headers.add(name: "Authorization", value: "Bearer \(token)")
             guard let response = try? await client.execute(request, timeout: .hours(1)), response.status == .ok else { return }
-            var buffer = ""
+            var reader = ServerSentEvents()
             do {
                 for try await chunk in response.body {
-                    buffer += String(buffer: chunk)
-                    while let end = buffer.range(of: "\n\n") {
-                        let event = buffer[..<end.lowerBound]
-                        buffer.removeSubrange(..<end.upperBound)
-                        if event.hasPrefix(": connected") { arrivals.connected.add(1, ordering: .relaxed) }
-                        for line in event.split(separator: "\n") where line.hasPrefix("data:") {
-                            if let version = try? JSONValue(parsing: Array(line.dropFirst(5).utf8))["version"]?.integerValue {
-                                arrivals.arrived(version)
-                            }
+                    for event in reader.feed(chunk.readableBytesView) {
+                        if event.comments.contains("connected") { arrivals.connected.add(1, ordering: .relaxed) }
+                        if let data = event.data, let version = try? JSONValue(parsing: Array(data.utf8))["version"]?.integerValue {
+                            arrivals.arrived(version)
                         }
                     }
                 }
