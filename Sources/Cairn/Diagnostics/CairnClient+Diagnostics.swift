@@ -25,7 +25,8 @@ extension CairnClient {
         // the one judged, even when an older run, begun during an outage, ended after it.
         let (verdict, explanation) = Diagnostics.judge(
             failedUploads: failedUploads, failedFiles: failedFiles, lastRun: history.first { $0.endedAt != nil }, scheduler: status.scheduler,
-            queueDepth: facts.queueDepth, pendingFiles: status.pendingFiles, needsPull: facts.collections.filter(\.needsPull).map(\.name))
+            queueDepth: facts.queueDepth, pendingFiles: status.pendingFiles, needsPull: facts.collections.filter(\.needsPull).map(\.name),
+            lastPull: facts.collections.compactMap(\.lastPull).max())
         return Diagnostics(
             generatedAt: now, verdict: verdict, explanation: explanation,
             server: configuration.serverURL.absoluteString, project: configuration.project, user: configuration.credentials.user,

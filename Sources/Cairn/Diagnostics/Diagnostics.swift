@@ -124,10 +124,12 @@ public struct Diagnostics: Sendable, Codable, Hashable {
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
-    /// The verdict and why, from the facts gathered.
+    /// The verdict and why, from the facts gathered. `lastPull` is when a pulled page last committed: a failed run
+    /// that a later pull superseded, with nothing left to upload, is history, not the store's state (the run that
+    /// healed it may have been cancelled on purpose after its pages committed, and cancelled runs are not judged).
     static func judge(
         failedUploads: [FailedUpload], failedFiles: [FailedFile], lastRun: SyncHistoryEntry?, scheduler: SchedulerStatus,
-        queueDepth: Int, pendingFiles: Int, needsPull: [String]
+        queueDepth: Int, pendingFiles: Int, needsPull: [String], lastPull: Date? = nil
     ) -> (Verdict, String) {
         if let first = failedUploads.first {
             return (.stuck, "\(failedUploads.count) upload\(failedUploads.count == 1 ? " was" : "s were") refused by the server "
@@ -138,7 +140,8 @@ public struct Diagnostics: Sendable, Codable, Hashable {
             return (.stuck, "\(failedFiles.count) file upload\(failedFiles.count == 1 ? "" : "s") stopped (first: \(first.name): "
                 + "\(first.error.map { "\($0.code.rawValue), \($0.message)" } ?? "no error recorded")); retry or discard them")
         }
-        if scheduler.phase == .retrying || lastRun?.error != nil {
+        let superseded = queueDepth == 0 && lastRun?.endedAt.map { ended in lastPull.map { $0 > ended } ?? false } == true
+        if scheduler.phase == .retrying || (lastRun?.error != nil && !superseded) {
             let message = lastRun?.error ?? "the last sync failed"
             return (.retrying, "the last sync failed: \(message)" + (queueDepth > 0 ? "; \(queueDepth) changes wait" : ""))
         }

@@ -1,6 +1,7 @@
 import CairnProtocol
 import CairnTesting
 import Foundation
+import GRDB
 import Synchronization
 import Testing
 
@@ -105,5 +106,41 @@ struct SyncAttemptOrderTests {
             #expect(report.verdict == .upToDate, "\(report.explanation)")
         }
         #expect(await other.status().lastError == nil)
+    }
+}
+
+extension SyncAttemptOrderTests {
+    @Test("a failure healed by a run cancelled after its pull committed (Ctrl-C of a watcher) is not the store's state")
+    func cancelledHealKeepsTheStoreUpToDate() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let clock = ManualWallClock()
+        let alice = try await fixture.client("alice", network: nil) {
+            $0.wallClock = clock
+            $0.retry = RetryPolicy(initialDelay: .milliseconds(1), maximumDelay: .milliseconds(1), maximumAttempts: 1)
+        }
+        try await alice.sync()
+        await fixture.server.embedded.stopListening()
+        clock.advance(by: 1)
+        await #expect(throws: CairnError.self) { try await alice.sync() }
+        #expect(try await alice.diagnostics().verdict == .retrying)
+
+        // The server is back; a run pulls a new change and commits its page, then is cancelled on purpose.
+        try await fixture.server.embedded.startListening()
+        let bob = try await fixture.client("bob", network: nil)
+        try bob.save("notes", id: "from-bob", data: ["title": "written while alice was cut off"])
+        try await bob.sync()
+        clock.advance(by: 1)
+        try await alice.sync()
+        try await alice.store.writer.write { db in
+            try db.execute(sql: "UPDATE cairn_events SET error = 'cancelled: the sync was cancelled' WHERE id = (SELECT MAX(id) FROM cairn_events)")
+        }
+        #expect(try alice.history().first?.error?.hasPrefix("cancelled:") == true)
+        let report = try await alice.diagnostics()
+        #expect(report.verdict == .upToDate, "\(report.explanation)")
+
+        // With a change still waiting, the older failure is still the store's state.
+        try alice.save("notes", id: "waiting", data: ["title": "not uploaded"])
+        #expect(try await alice.diagnostics().verdict == .retrying)
     }
 }
