@@ -44,20 +44,22 @@ extension BatchRequest {
     package static func write(atomic: Bool, count: Int, into bytes: inout [UInt8], operation: (Int, inout [UInt8]) -> Void) {
         bytes.append(UInt8(ascii: "{"))
         var first = true
-        for (key, name) in members.all {
-            switch key {
-            case .atomic:
-                guard atomic else { continue }
-                bytes.appendMember(name, first: &first)
-                bytes.appendBool(true)
-            case .operations:
-                bytes.appendMember(name, first: &first)
-                bytes.append(UInt8(ascii: "["))
-                for index in 0..<count {
-                    if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                    operation(index, &bytes)
+        members.withNames { names in
+            for (index, key) in members.keys.enumerated() {
+                switch key {
+                case .atomic:
+                    guard atomic else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.appendBool(true)
+                case .operations:
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.append(UInt8(ascii: "["))
+                    for position in 0..<count {
+                        if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                        operation(position, &bytes)
+                    }
+                    bytes.append(UInt8(ascii: "]"))
                 }
-                bytes.append(UInt8(ascii: "]"))
             }
         }
         bytes.append(UInt8(ascii: "}"))

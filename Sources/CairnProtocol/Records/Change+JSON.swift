@@ -20,34 +20,36 @@ extension Change {
     ) {
         bytes.append(UInt8(ascii: "{"))
         var first = true
-        for (key, name) in members.all {
-            switch key {
-            case .id:
-                bytes.appendMember(name, first: &first)
-                JSONValue.writeString(id, into: &bytes)
-            case .version:
-                bytes.appendMember(name, first: &first)
-                bytes.appendDecimal(version)
-            case .gone:
-                guard gone else { continue }
-                bytes.appendMember(name, first: &first)
-                bytes.appendBool(true)
-            case .updatedAt:
-                guard !gone, let updatedAt else { continue }
-                bytes.appendMember(name, first: &first)
-                JSONValue.writeString(updatedAt, into: &bytes)
-            case .updatedBy:
-                guard !gone, let updatedBy else { continue }
-                bytes.appendMember(name, first: &first)
-                JSONValue.writeString(updatedBy, into: &bytes)
-            case .deleted:
-                guard !gone else { continue }
-                bytes.appendMember(name, first: &first)
-                bytes.appendBool(deleted)
-            case .data:
-                guard !gone, !deleted, let dataText else { continue }
-                bytes.appendMember(name, first: &first)
-                bytes.append(contentsOf: dataText.utf8)
+        members.withNames { names in
+            for (index, key) in members.keys.enumerated() {
+                switch key {
+                case .id:
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(id, into: &bytes)
+                case .version:
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.appendDecimal(version)
+                case .gone:
+                    guard gone else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.appendBool(true)
+                case .updatedAt:
+                    guard !gone, let updatedAt else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(updatedAt, into: &bytes)
+                case .updatedBy:
+                    guard !gone, let updatedBy else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(updatedBy, into: &bytes)
+                case .deleted:
+                    guard !gone else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.appendBool(deleted)
+                case .data:
+                    guard !gone, !deleted, let dataText else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.append(contentsOf: dataText.utf8)
+                }
             }
         }
         bytes.append(UInt8(ascii: "}"))

@@ -13,26 +13,28 @@ extension OperationResult {
     ) {
         bytes.append(UInt8(ascii: "{"))
         var first = true
-        for (key, name) in members.all {
-            switch key {
-            case .current:
-                guard let current else { continue }
-                bytes.appendMember(name, first: &first)
-                current.write(into: &bytes)
-            case .error:
-                guard let error else { continue }
-                bytes.appendMember(name, first: &first)
-                error.jsonValue.write(into: &bytes)
-            case .opId:
-                bytes.appendMember(name, first: &first)
-                JSONValue.writeString(opId, into: &bytes)
-            case .record:
-                guard let record else { continue }
-                bytes.appendMember(name, first: &first)
-                record.write(into: &bytes)
-            case .status:
-                bytes.appendMember(name, first: &first)
-                JSONValue.writeString(status.rawValue, into: &bytes)
+        members.withNames { names in
+            for (index, key) in members.keys.enumerated() {
+                switch key {
+                case .current:
+                    guard let current else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    current.write(into: &bytes)
+                case .error:
+                    guard let error else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    error.jsonValue.write(into: &bytes)
+                case .opId:
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(opId, into: &bytes)
+                case .record:
+                    guard let record else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    record.write(into: &bytes)
+                case .status:
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(status.rawValue, into: &bytes)
+                }
             }
         }
         bytes.append(UInt8(ascii: "}"))

@@ -45,29 +45,31 @@ package struct RecordText: Sendable, Hashable {
         bytes.reserveCapacity(bytes.count + (dataText?.utf8.count ?? 0) + id.utf8.count + 120)
         bytes.append(UInt8(ascii: "{"))
         var first = true
-        for (key, name) in Record.members.all {
-            switch key {
-            case .data:
-                guard !deleted, let dataText else { continue }
-                bytes.appendMember(name, first: &first)
-                bytes.append(contentsOf: dataText.utf8)
-            case .deleted:
-                bytes.appendMember(name, first: &first)
-                bytes.appendBool(deleted)
-            case .id:
-                bytes.appendMember(name, first: &first)
-                JSONValue.writeString(id, into: &bytes)
-            case .updatedAt:
-                guard let updatedAt else { continue }
-                bytes.appendMember(name, first: &first)
-                JSONValue.writeString(updatedAt, into: &bytes)
-            case .updatedBy:
-                guard let updatedBy else { continue }
-                bytes.appendMember(name, first: &first)
-                JSONValue.writeString(updatedBy, into: &bytes)
-            case .version:
-                bytes.appendMember(name, first: &first)
-                bytes.appendDecimal(version)
+        Record.members.withNames { names in
+            for (index, key) in Record.members.keys.enumerated() {
+                switch key {
+                case .data:
+                    guard !deleted, let dataText else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.append(contentsOf: dataText.utf8)
+                case .deleted:
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.appendBool(deleted)
+                case .id:
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(id, into: &bytes)
+                case .updatedAt:
+                    guard let updatedAt else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(updatedAt, into: &bytes)
+                case .updatedBy:
+                    guard let updatedBy else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(updatedBy, into: &bytes)
+                case .version:
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.appendDecimal(version)
+                }
             }
         }
         bytes.append(UInt8(ascii: "}"))

@@ -17,28 +17,30 @@ extension SyncOperation {
         bytes.reserveCapacity(bytes.count + (dataText?.utf8.count ?? 0) + collection.utf8.count + id.utf8.count + 100)
         bytes.append(UInt8(ascii: "{"))
         var first = true
-        for (key, name) in order.all {
-            switch key {
-            case .opId:
-                bytes.appendMember(name, first: &first)
-                JSONValue.writeString(opId, into: &bytes)
-            case .collection:
-                bytes.appendMember(name, first: &first)
-                JSONValue.writeString(collection, into: &bytes)
-            case .id:
-                bytes.appendMember(name, first: &first)
-                JSONValue.writeString(id, into: &bytes)
-            case .op:
-                bytes.appendMember(name, first: &first)
-                JSONValue.writeString(op.rawValue, into: &bytes)
-            case .baseVersion:
-                guard let baseVersion else { continue }
-                bytes.appendMember(name, first: &first)
-                bytes.appendDecimal(baseVersion)
-            case .data:
-                guard let dataText else { continue }
-                bytes.appendMember(name, first: &first)
-                bytes.append(contentsOf: dataText.utf8)
+        order.withNames { names in
+            for (index, key) in order.keys.enumerated() {
+                switch key {
+                case .opId:
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(opId, into: &bytes)
+                case .collection:
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(collection, into: &bytes)
+                case .id:
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(id, into: &bytes)
+                case .op:
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(op.rawValue, into: &bytes)
+                case .baseVersion:
+                    guard let baseVersion else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.appendDecimal(baseVersion)
+                case .data:
+                    guard let dataText else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.append(contentsOf: dataText.utf8)
+                }
             }
         }
         bytes.append(UInt8(ascii: "}"))
