@@ -42,7 +42,6 @@ package struct RecordText: Sendable, Hashable {
 
     /// Appends the record object of PROTOCOL.md, members in ``Record/CodingKeys`` order; a tombstone has no `data`.
     package func write(into bytes: inout [UInt8]) {
-        bytes.reserveCapacity(bytes.count + (dataText?.utf8.count ?? 0) + id.utf8.count + 120)
         bytes.append(UInt8(ascii: "{"))
         var first = true
         Record.members.withNames { names in

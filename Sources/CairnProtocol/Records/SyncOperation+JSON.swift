@@ -14,7 +14,6 @@ extension SyncOperation {
         opId: String, collection: String, id: String, op: OperationKind, baseVersion: Int64?, dataText: String?,
         order: JSONMembers<CodingKeys>, into bytes: inout [UInt8]
     ) {
-        bytes.reserveCapacity(bytes.count + (dataText?.utf8.count ?? 0) + collection.utf8.count + id.utf8.count + 100)
         bytes.append(UInt8(ascii: "{"))
         var first = true
         order.withNames { names in
@@ -65,6 +64,7 @@ extension SyncOperation {
     /// that text serialises the data once.
     public func fingerprintText(dataText: String?) -> String {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity((dataText?.utf8.count ?? 0) + collection.utf8.count + id.utf8.count + 64)
         Self.write(
             opId: opId, collection: collection, id: id, op: op, baseVersion: baseVersion, dataText: dataText,
             order: Self.fingerprintOrder, into: &bytes)
