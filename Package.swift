@@ -106,7 +106,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .testTarget(name: "CairnProtocolTests", dependencies: ["CairnProtocol"]),
+        .testTarget(name: "CairnProtocolTests", dependencies: ["CairnProtocol", "CairnTesting"]),
         .testTarget(name: "CairnSQLTests", dependencies: ["CairnSQL", "CairnProtocol"]),
         .testTarget(name: "CairnTests", dependencies: ["Cairn", "CairnProtocol", "CairnServer", "CairnTesting"]),
         .testTarget(name: "CairnToolTests", dependencies: ["cairn", "Cairn", "CairnProtocol", "CairnServer", "CairnTesting"]),

@@ -32,21 +32,19 @@ public struct PendingOperation: Sendable, Hashable, Identifiable {
 
     /// Appends the operation as the batch endpoint takes it, splicing the stored data text in unparsed.
     func writeWireJSON(into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"opId":"#.utf8)
-        JSONValue.writeString(opId, into: &bytes)
-        bytes.append(contentsOf: #","collection":"#.utf8)
-        JSONValue.writeString(collection, into: &bytes)
-        bytes.append(contentsOf: #","id":"#.utf8)
-        JSONValue.writeString(recordID, into: &bytes)
-        bytes.append(contentsOf: #","op":""#.utf8)
-        bytes.append(contentsOf: kind.rawValue.utf8)
-        bytes.append(UInt8(ascii: "\""))
-        if let baseVersion { bytes.append(contentsOf: #","baseVersion":\#(baseVersion)"#.utf8) }
-        if let dataText {
-            bytes.append(contentsOf: #","data":"#.utf8)
-            bytes.append(contentsOf: dataText.utf8)
+        SyncOperation.write(
+            opId: opId, collection: collection, id: recordID, op: kind, baseVersion: baseVersion, dataText: dataText,
+            order: SyncOperation.wireOrder, into: &bytes)
+    }
+
+    /// The body of `POST .../batch` uploading `operations`, in order.
+    static func batchBody(_ operations: [PendingOperation]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(operations.count * 700)
+        BatchRequest.write(atomic: false, count: operations.count, into: &bytes) { index, bytes in
+            operations[index].writeWireJSON(into: &bytes)
         }
-        bytes.append(UInt8(ascii: "}"))
+        return bytes
     }
 }
 

@@ -49,14 +49,8 @@ struct RemoteAPI: Sendable {
     }
 
     func batch(_ operations: [PendingOperation]) async throws -> [ScannedResult] {
-        var bytes = Array(#"{"operations":["#.utf8)
-        bytes.reserveCapacity(operations.count * 700)
-        for (index, operation) in operations.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            operation.writeWireJSON(into: &bytes)
-        }
-        bytes.append(contentsOf: "]}".utf8)
-        let response = try await send(method: "POST", path: "/v1/projects/\(project)/batch", body: Data(bytes))
+        let body = Data(PendingOperation.batchBody(operations))
+        let response = try await send(method: "POST", path: "/v1/projects/\(project)/batch", body: body)
         let results: [ScannedResult]
         do {
             results = try response.body.withUnsafeBytes { raw in try BatchResultsScanner.scan(raw.bindMemory(to: UInt8.self)) }

@@ -1,5 +1,6 @@
 /// Reading a batch straight from its parsed JSON: the same values and the same `DecodingError`s as the `Decodable`
-/// conformances, without the `Decoder` machinery (a server reads up to a thousand operations per request).
+/// conformances, without the `Decoder` machinery (a server reads up to a thousand operations per request); and
+/// writing one around operations already text.
 extension BatchRequest {
     /// Reads a batch from the parsed body of `POST /v1/projects/{project}/batch`.
     ///
@@ -8,21 +9,69 @@ extension BatchRequest {
     /// ```
     public init(json: JSONValue) throws {
         let members = try Self.object(json, at: [])
-        atomic = try Self.member(members, "atomic", at: []) { value, path in
-            guard case .bool(let bool) = value else { throw mismatch(expected: "a boolean", value, path) }
-            return bool
-        } ?? false
-        guard let list = members["operations"] else {
-            throw DecodingError.keyNotFound(AnyKey(stringValue: "operations"), .init(codingPath: [], debugDescription: "missing \"operations\""))
+        var read = BatchRequest(operations: [])
+        for key in CodingKeys.allCases {
+            switch key {
+            case .atomic:
+                read.atomic = try Self.member(members, key, at: []) { value, path in
+                    guard case .bool(let bool) = value else { throw mismatch(expected: "a boolean", value, path) }
+                    return bool
+                } ?? false
+            case .operations:
+                guard let list = members[key.stringValue] else {
+                    throw DecodingError.keyNotFound(key, .init(codingPath: [], debugDescription: "missing \"\(key.stringValue)\""))
+                }
+                let listPath: [any CodingKey] = [key]
+                guard case .array(let elements) = list else { throw mismatch(expected: "an array", list, listPath) }
+                read.operations.reserveCapacity(elements.count)
+                for (index, element) in elements.enumerated() {
+                    read.operations.append(try SyncOperation(json: element, at: listPath + [AnyKey(intValue: index)]))
+                }
+            }
         }
-        let listPath: [any CodingKey] = [AnyKey(stringValue: "operations")]
-        guard case .array(let elements) = list else { throw mismatch(expected: "an array", list, listPath) }
-        var operations: [SyncOperation] = []
-        operations.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
-            operations.append(try SyncOperation(json: element, at: listPath + [AnyKey(intValue: index)]))
+        self = read
+    }
+
+    /// The members in the order the writer puts them.
+    package static let members = JSONMembers<CodingKeys>()
+
+    /// Appends a batch object whose `count` operations `operation` appends (by index); `atomic` is written only
+    /// when true, as its absence means false.
+    ///
+    /// ```swift
+    /// BatchRequest.write(atomic: false, count: ops.count, into: &bytes) { index, bytes in bytes += Array(ops[index].utf8) }
+    /// ```
+    package static func write(atomic: Bool, count: Int, into bytes: inout [UInt8], operation: (Int, inout [UInt8]) -> Void) {
+        bytes.append(UInt8(ascii: "{"))
+        var first = true
+        members.withNames { names in
+            for (index, key) in members.keys.enumerated() {
+                switch key {
+                case .atomic:
+                    guard atomic else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.appendBool(true)
+                case .operations:
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.append(UInt8(ascii: "["))
+                    for position in 0..<count {
+                        if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                        operation(position, &bytes)
+                    }
+                    bytes.append(UInt8(ascii: "]"))
+                }
+            }
         }
-        self.operations = operations
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// This batch's wire JSON, as an upload writes it.
+    package var jsonText: String {
+        var bytes: [UInt8] = []
+        Self.write(atomic: atomic, count: operations.count, into: &bytes) { index, bytes in
+            bytes.append(contentsOf: operations[index].jsonText.utf8)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func object(_ value: JSONValue, at path: [any CodingKey]) throws -> [String: JSONValue] {
@@ -32,38 +81,17 @@ extension BatchRequest {
 
     /// A member that may be absent or null, read by `read` with its path.
     static func member<T>(
-        _ members: [String: JSONValue], _ key: String, at path: [any CodingKey], _ read: (JSONValue, [any CodingKey]) throws -> T
+        _ members: [String: JSONValue], _ key: some CodingKey, at path: [any CodingKey], _ read: (JSONValue, [any CodingKey]) throws -> T
     ) throws -> T? {
-        guard let value = members[key], !value.isNull else { return nil }
-        return try read(value, path + [AnyKey(stringValue: key)])
+        guard let value = members[key.stringValue], !value.isNull else { return nil }
+        return try read(value, path + [key])
     }
 
-    static func string(_ members: [String: JSONValue], _ key: String, at path: [any CodingKey]) throws -> String {
-        guard let value = members[key] else {
-            throw DecodingError.keyNotFound(AnyKey(stringValue: key), .init(codingPath: path, debugDescription: "missing \"\(key)\""))
+    static func string(_ members: [String: JSONValue], _ key: some CodingKey, at path: [any CodingKey]) throws -> String {
+        guard let value = members[key.stringValue] else {
+            throw DecodingError.keyNotFound(key, .init(codingPath: path, debugDescription: "missing \"\(key.stringValue)\""))
         }
-        guard case .string(let string) = value else { throw mismatch(expected: "a string", value, path + [AnyKey(stringValue: key)]) }
+        guard case .string(let string) = value else { throw mismatch(expected: "a string", value, path + [key]) }
         return string
-    }
-}
-
-extension SyncOperation {
-    init(json: JSONValue, at path: [any CodingKey]) throws {
-        let members = try BatchRequest.object(json, at: path)
-        opId = try BatchRequest.string(members, "opId", at: path)
-        collection = try BatchRequest.string(members, "collection", at: path)
-        id = try BatchRequest.string(members, "id", at: path)
-        let kind = try BatchRequest.string(members, "op", at: path)
-        guard let op = OperationKind(rawValue: kind) else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: path + [AnyKey(stringValue: "op")],
-                debugDescription: "Cannot initialize OperationKind from invalid String value \(kind)"))
-        }
-        self.op = op
-        baseVersion = try BatchRequest.member(members, "baseVersion", at: path) { value, path in
-            guard let int = value.integerValue else { throw mismatch(expected: "an integer", value, path) }
-            return int
-        }
-        data = try BatchRequest.member(members, "data", at: path) { value, path in try BatchRequest.object(value, at: path) }
     }
 }

@@ -32,7 +32,10 @@ public struct Change: Codable, Sendable, Hashable {
         self.data = data
     }
 
-    enum CodingKeys: String, CodingKey { case id, version, updatedAt, updatedBy, deleted, gone, data }
+    /// The members of a change object: the one list the feed's writer and every reader go by. The writer puts them
+    /// in this order (the order clients have always received) and switches over every case, so a new member is a
+    /// compile error until each codec handles it.
+    package enum CodingKeys: String, CodingKey, CaseIterable, Sendable { case id, version, gone, updatedAt, updatedBy, deleted, data }
 
     /// Decodes a change object of the feed; absent `deleted` and `gone` read as `false`, absent `data` as `nil`.
     public init(from decoder: any Decoder) throws {

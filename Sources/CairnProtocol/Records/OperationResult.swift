@@ -32,6 +32,11 @@ public struct OperationResult: Codable, Sendable, Hashable {
         self.error = error
     }
 
+    /// The members of a result object: the one list every reader and writer of the shape goes by. Writers put them in
+    /// this order (sorted, as canonical JSON) and switch over every case, so a new member is a compile error until
+    /// each codec handles it.
+    package enum CodingKeys: String, CodingKey, CaseIterable, Sendable { case current, error, opId, record, status }
+
     /// An `applied` result.
     public static func applied(_ opId: String, _ record: Record) -> OperationResult {
         OperationResult(opId: opId, status: .applied, record: record)

@@ -32,7 +32,10 @@ public struct Record: Codable, Sendable, Hashable {
         self.data = data
     }
 
-    enum CodingKeys: String, CodingKey { case id, version, updatedAt, updatedBy, deleted, data }
+    /// The members of a record object: the one list every reader and writer of the shape goes by. Writers put them
+    /// in this order (sorted, as canonical JSON), and switch over every case, so a new member is a compile error
+    /// until each codec handles it.
+    package enum CodingKeys: String, CodingKey, CaseIterable, Sendable { case data, deleted, id, updatedAt, updatedBy, version }
 
     /// Decodes a record object of PROTOCOL.md; absent `deleted` reads as `false` and absent `data` as `[:]`, so a bare
     /// tombstone `{"id", "version", "deleted": true}` decodes.

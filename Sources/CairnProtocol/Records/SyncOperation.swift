@@ -45,32 +45,9 @@ public struct SyncOperation: Codable, Sendable, Hashable {
         self.data = data
     }
 
-    /// Canonical JSON of everything but `opId`: two sends of the same operation give the same text.
-    public var fingerprintText: String { fingerprintText(dataText: canonicalDataText) }
-
-    /// `data` as canonical JSON text (sorted keys, no spaces), or `nil` without data.
-    public var canonicalDataText: String? { data.map { JSONValue.object($0).jsonText() } }
-
-    /// ``fingerprintText`` around data text already made by ``canonicalDataText``, so a server that also stores
-    /// that text serialises the data once.
-    public func fingerprintText(dataText: String?) -> String {
-        // The members in sorted order, as `JSONValue.jsonText()` writes an object.
-        var bytes: [UInt8] = [UInt8(ascii: "{")]
-        bytes.reserveCapacity((dataText?.utf8.count ?? 0) + collection.utf8.count + id.utf8.count + 64)
-        if let baseVersion { bytes.append(contentsOf: #""baseVersion":\#(baseVersion),"#.utf8) }
-        bytes.append(contentsOf: #""collection":"#.utf8)
-        JSONValue.writeString(collection, into: &bytes)
-        if let dataText {
-            bytes.append(contentsOf: #","data":"#.utf8)
-            bytes.append(contentsOf: dataText.utf8)
-        }
-        bytes.append(contentsOf: #","id":"#.utf8)
-        JSONValue.writeString(id, into: &bytes)
-        bytes.append(contentsOf: #","op":"#.utf8)
-        JSONValue.writeString(op.rawValue, into: &bytes)
-        bytes.append(UInt8(ascii: "}"))
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    /// The members of an operation object: the one list every reader and writer of the shape goes by. Writers switch
+    /// over every case, so a new member is a compile error until each codec handles it.
+    package enum CodingKeys: String, CodingKey, CaseIterable, Sendable { case opId, collection, id, op, baseVersion, data }
 }
 
 /// The body of `POST /v1/projects/{project}/batch`.
@@ -92,7 +69,8 @@ public struct BatchRequest: Codable, Sendable {
         self.operations = operations
     }
 
-    enum CodingKeys: String, CodingKey { case atomic, operations }
+    /// The members of a batch object, in the order its writer puts them.
+    package enum CodingKeys: String, CodingKey, CaseIterable, Sendable { case atomic, operations }
 
     /// Decodes the batch body; an absent `atomic` reads as `false`, an absent `operations` is a `DecodingError`.
     public init(from decoder: any Decoder) throws {

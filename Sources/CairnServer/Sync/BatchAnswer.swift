@@ -2,8 +2,8 @@ import CairnProtocol
 
 /// One operation's answer: its result, the JSON text sent back, and the text remembered for replays. An applied
 /// write whose data is the operation's own is remembered without it (a replay takes it from the operation), and
-/// every text is assembled around data text already made, byte for byte what `OperationResult.jsonValue.jsonText()`
-/// gives.
+/// every text is written by the shape's writer (``OperationResult/write(opId:status:record:current:error:into:)``)
+/// around data text already made.
 struct BatchAnswer {
     var result: OperationResult
     var text: String
@@ -12,7 +12,7 @@ struct BatchAnswer {
     /// An answer rendered from its result (conflicts, rejections, deleting a tombstone).
     init(result: OperationResult) {
         self.result = result
-        self.text = result.jsonValue.jsonText()
+        self.text = result.jsonText
         self.storedText = text
     }
 
@@ -37,7 +37,7 @@ struct BatchAnswer {
         guard remembered.fingerprint == prepared.fingerprint else {
             let mismatch = OperationResult.rejected(operation.opId, ErrorBody(
                 code: .idempotencyMismatch, message: "opId \(operation.opId) was already used for a different operation; use a new opId"))
-            return (mismatch, mismatch.jsonValue.jsonText())
+            return (mismatch, mismatch.jsonText)
         }
         return try replay(stored: remembered.result, of: operation, dataText: prepared.dataText)
     }
@@ -64,22 +64,12 @@ struct BatchAnswer {
     /// The JSON of an `applied` result, assembled around data text already made; without `dataText`, the record has
     /// no `data` member.
     static func appliedText(opId: String, record: Record, dataText: String?, updatedAt: String) -> String {
-        var bytes = Array(#"{"opId":"#.utf8)
+        var bytes: [UInt8] = []
         bytes.reserveCapacity((dataText?.utf8.count ?? 0) + 160)
-        JSONValue.writeString(opId, into: &bytes)
-        bytes.append(contentsOf: #","record":{"#.utf8)
-        if !record.deleted, let dataText {
-            bytes.append(contentsOf: #""data":"#.utf8)
-            bytes.append(contentsOf: dataText.utf8)
-            bytes.append(UInt8(ascii: ","))
-        }
-        bytes.append(contentsOf: (record.deleted ? #""deleted":true,"id":"# : #""deleted":false,"id":"#).utf8)
-        JSONValue.writeString(record.id, into: &bytes)
-        bytes.append(contentsOf: #","updatedAt":"#.utf8)
-        JSONValue.writeString(updatedAt, into: &bytes)
-        bytes.append(contentsOf: #","updatedBy":"#.utf8)
-        JSONValue.writeString(record.updatedBy ?? "", into: &bytes)
-        bytes.append(contentsOf: #","version":\#(record.version)},"status":"applied"}"#.utf8)
+        let text = RecordText(
+            id: record.id, version: record.version, updatedAt: updatedAt, updatedBy: record.updatedBy ?? "", deleted: record.deleted,
+            dataText: dataText)
+        OperationResult.write(opId: opId, status: .applied, record: text, current: nil, error: nil, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -97,6 +97,6 @@ struct BatchOutcome: Sendable {
                     message: "not applied: the atomic batch was rolled back because operation \(failed) (\(results[failed].opId)) failed"))
                 : result
         }
-        return BatchOutcome(results: answered, resultTexts: answered.map { $0.jsonValue.jsonText() }, changedCollections: [:])
+        return BatchOutcome(results: answered, resultTexts: answered.map(\.jsonText), changedCollections: [:])
     }
 }

@@ -2,18 +2,23 @@ import CairnProtocol
 import NIOCore
 
 extension ChangesFeed {
-    /// The page's JSON: `{"changes":[...],"cursor":...,"hasMore":...,"schemaVersion":...}`, each change written
-    /// around the record's stored data text (never decoded): a live record, a tombstone, or `gone` when it no
-    /// longer matches the filter.
+    /// The page's JSON: `{"changes":[...],"cursor":...,"hasMore":...,"schemaVersion":...}`, each change written by
+    /// the shape's writer (``Change/write(id:version:updatedAt:updatedBy:deleted:dataText:gone:into:)``) around the
+    /// record's stored data text (never decoded): a live record, a tombstone, or `gone` when it no longer matches the
+    /// filter.
     static func body(_ rows: FeedRows, cursor: FeedCursor, schemaVersion: String) -> ByteBuffer {
         var size = 96 + schemaVersion.utf8.count
         for row in rows.rows { size += row.dataText.utf8.count + row.id.utf8.count + 120 }
         var buffer = ByteBuffer()
         buffer.reserveCapacity(size)
         buffer.writeStaticString("{\"changes\":[")
+        // Each change goes through a small buffer that stays in cache, then into the page.
+        var change: [UInt8] = []
         for (index, row) in rows.rows.enumerated() {
             if index > 0 { buffer.writeStaticString(",") }
-            writeChange(row, into: &buffer)
+            change.removeAll(keepingCapacity: true)
+            writeChange(row, into: &change)
+            buffer.writeBytes(change)
         }
         buffer.writeStaticString("],\"cursor\":")
         buffer.writeJSONString(cursor.token)
@@ -23,27 +28,11 @@ extension ChangesFeed {
         return buffer
     }
 
-    /// One change object, members in the order clients have always received them.
-    static func writeChange(_ row: FeedRow, into buffer: inout ByteBuffer) {
-        buffer.writeStaticString("{\"id\":")
-        buffer.writeJSONString(row.id)
-        buffer.writeStaticString(",\"version\":")
-        buffer.writeDecimal(row.version)
-        if !row.deleted && !row.matchesFilter {
-            buffer.writeStaticString(",\"gone\":true}")
-            return
-        }
-        buffer.writeStaticString(",\"updatedAt\":")
-        buffer.writeJSONString(row.updatedAt)
-        buffer.writeStaticString(",\"updatedBy\":")
-        buffer.writeJSONString(row.updatedBy)
-        if row.deleted {
-            buffer.writeStaticString(",\"deleted\":true}")
-        } else {
-            buffer.writeStaticString(",\"deleted\":false,\"data\":")
-            buffer.writeString(row.dataText)
-            buffer.writeStaticString("}")
-        }
+    /// One change object: a `gone` marker for a live record that left the filter, else the record's state.
+    static func writeChange(_ row: FeedRow, into bytes: inout [UInt8]) {
+        Change.write(
+            id: row.id, version: row.version, updatedAt: row.updatedAt, updatedBy: row.updatedBy, deleted: row.deleted,
+            dataText: row.dataText, gone: !row.deleted && !row.matchesFilter, into: &bytes)
     }
 }
 

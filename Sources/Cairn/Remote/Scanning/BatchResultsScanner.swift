@@ -49,31 +49,31 @@ enum BatchResultsScanner {
         var status: OperationStatus?
         var result = ScannedResult(opId: "", status: .rejected)
         try scanner.members { scanner, key in
-            switch key {
-            case "opId":
+            switch OperationResult.CodingKeys(rawValue: key) {
+            case .opId:
                 opId = try scanner.parseValue().stringValue
-            case "status":
+            case .status:
                 status = try scanner.parseValue().stringValue.flatMap(OperationStatus.init(rawValue:))
-            case "record":
+            case .record:
                 try scanner.members { scanner, member in
-                    switch member {
-                    case "version": result.version = try scanner.parseValue().integerValue
-                    case "deleted": result.deleted = try scanner.parseValue().boolValue ?? false
-                    case "updatedAt": result.updatedAt = try scanner.parseValue().stringValue.flatMap(RFC3339.date(from:))
-                    case "updatedBy": result.updatedBy = try scanner.parseValue().stringValue
-                    case "data":
+                    switch Record.CodingKeys(rawValue: member) {
+                    case .version: result.version = try scanner.parseValue().integerValue
+                    case .deleted: result.deleted = try scanner.parseValue().boolValue ?? false
+                    case .updatedAt: result.updatedAt = try scanner.parseValue().stringValue.flatMap(RFC3339.date(from:))
+                    case .updatedBy: result.updatedBy = try scanner.parseValue().stringValue
+                    case .data:
                         let start = scanner.index
                         guard scanner.peek == UInt8(ascii: "{") else { throw scanner.fail("data must be an object") }
                         try scanner.skipValue()
                         result.dataText = scanner.text(start..<scanner.index)
-                    default: try scanner.skipValue()
+                    case .id, nil: try scanner.skipValue()  // the id is the operation's own
                     }
                 }
-            case "current":
+            case .current:
                 result.current = try JSONValueDecoder().decode(Record.self, from: scanner.parseValue())
-            case "error":
+            case .error:
                 result.error = try JSONValueDecoder().decode(ErrorBody.self, from: scanner.parseValue())
-            default:
+            case nil:
                 try scanner.skipValue()
             }
         }

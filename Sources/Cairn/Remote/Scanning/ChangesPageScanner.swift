@@ -60,25 +60,25 @@ struct ScannedPage: Sendable {
         var change = ScannedChange(id: "", version: 0, removed: false, fields: Array(repeating: nil, count: fieldCount))
         var sawData = false
         try scanner.members { scanner, key in
-            switch key {
-            case "id":
+            switch Change.CodingKeys(rawValue: key) {
+            case .id:
                 guard case .string(let text) = try scanner.parseValue() else { throw scanner.fail("id must be a string") }
                 id = text
-            case "version":
+            case .version:
                 guard case .integer(let number) = try scanner.parseValue() else { throw scanner.fail("version must be an integer") }
                 version = number
-            case "deleted":
+            case .deleted:
                 if case .bool(true) = try scanner.parseValue() { change.removed = true }
-            case "gone":
+            case .gone:
                 if case .bool(true) = try scanner.parseValue() {
                     change.removed = true
                     change.gone = true
                 }
-            case "updatedAt":
+            case .updatedAt:
                 change.updatedAt = try scanner.parseValue().stringValue
-            case "updatedBy":
+            case .updatedBy:
                 change.updatedBy = try scanner.parseValue().stringValue
-            case "data":
+            case .data:
                 let start = scanner.index
                 guard scanner.peek == UInt8(ascii: "{") else { throw scanner.fail("data must be an object") }
                 try scanner.members { scanner, field in
@@ -90,12 +90,12 @@ struct ScannedPage: Sendable {
                         change.fields[position] = text == "null" ? nil : .string(text)
                     } else {
                         let value = try scanner.parseValue()
-                        change.fields[position] = value.isNull ? nil : value
+                        change.fields[position] = value.isNull ? JSONValue?.none : value  // not `nil`, which would read as `.null`
                     }
                 }
                 change.dataText = scanner.text(start..<scanner.index)
                 sawData = true
-            default:
+            case nil:
                 try scanner.skipValue()
             }
         }
