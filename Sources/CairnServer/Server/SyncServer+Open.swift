@@ -19,7 +19,7 @@ extension SyncServer {
         guard let url = configuration.postgresURL else {
             return try SyncServer(configuration: configuration, clock: clock, timers: timers, logger: logger)
         }
-        let storage = try await PostgresStorage(url: url, logger: logger)
+        let storage = try await PostgresStorage(url: url, logger: logger, timers: timers)
         do {
             return try SyncServer(
                 configuration: configuration, storage: storage, blobs: PostgresBlobStore(storage: storage), clock: clock, timers: timers,

@@ -109,7 +109,7 @@ public final class SyncServer: Sendable {
         var services: [any Service] = []
         if runsStorage { services.append(storage) }
         services.append(MaintenanceService(server: self))
-        if let channel = notifier.channel { services.append(NoticeRelay(channel: channel, notifier: notifier, logger: logger)) }
+        if let channel = notifier.channel { services.append(NoticeRelay(channel: channel, notifier: notifier, logger: logger, timers: timers)) }
         return Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: port ?? configuration.port), serverName: "cairn"),
