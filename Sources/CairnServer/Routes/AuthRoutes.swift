@@ -21,7 +21,7 @@ struct AuthRoutes: RouteGroup {
                     .tooManyRequests, .rateLimited, "Too many failed sign-ins for this user; retry in \(seconds) s",
                     details: ["retryAfter": .integer(Int64(seconds))], headers: [.retryAfter: String(seconds)])
             }
-            guard let user = try await storage.user(named: login.username), hasher.verify(login.password, hash: user.passwordHash) else {
+            guard let user = try await storage.user(named: login.username), try await hasher.verify(login.password, hash: user.passwordHash) else {
                 try await loginThrottle.recordFailure(login.username, now: now)
                 throw APIError(.unauthorized, .invalidCredentials, "Wrong username or password")
             }
