@@ -47,7 +47,10 @@ struct TokenService: Sendable {
         return (token.user, pair.access, pair.refresh, pair.expiresIn)
     }
 
-    static func hash(_ token: String) -> String { SchemaVersioning.digest(token) }
+    /// What is stored of a token, and looked up by: the SHA-256 of its text, as lowercase hex (``StoredToken/hash``).
+    static func hash(_ token: String) -> String { Hex.encode(SHA256.hash(data: Data(token.utf8))) }
+
+    /// A new token: `prefix` and 32 random bytes in base64url.
 
     static func randomToken(prefix: String) -> String {
         var generator = SystemRandomNumberGenerator()
