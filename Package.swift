@@ -68,6 +68,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // bcrypt runs on NIO's thread pool, off the request's task.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // Files' bytes stream to and from disk without blocking (Hummingbird uses it too).
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

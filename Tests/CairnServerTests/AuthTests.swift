@@ -66,6 +66,33 @@ struct AuthTests {
         #expect(pulled.changes.isEmpty)
     }
 
+    @Test("every route the OpenAPI document does not declare public refuses a request without a valid token")
+    func everyDeclaredRouteNeedsAToken() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let file = try await fixture.newFile(size: 3)
+        let document = try #require(try await fixture.http.send(.GET, "/v1/openapi.json").json)
+        var refused = 0
+        for (template, item) in try #require(document["paths"]?.objectValue) {
+            let path = template.replacingOccurrences(of: "{project}", with: Fixture.project)
+                .replacingOccurrences(of: "{collection}", with: "notes").replacingOccurrences(of: "{id}", with: file.id)
+            for (verb, operation) in item.objectValue ?? [:] {
+                // Operations with `security: []` are public (health, login, public files...); the rest need a token.
+                guard ["get", "put", "post", "patch", "delete", "head"].contains(verb), operation["security"]?.arrayValue?.isEmpty != true
+                else { continue }
+                for token in [nil, "cat_forged", fixture.tokens["alice"]! + "x"] {
+                    let reply = try await fixture.http.send(.init(rawValue: verb.uppercased()), path, token: token)
+                    #expect(reply.status == 401, "\(verb) \(template)")
+                    #expect(reply.header("WWW-Authenticate") == "Bearer", "\(verb) \(template)")
+                    if verb != "head" { #expect(reply.errorCode == "unauthorized", "\(verb) \(template)") }
+                }
+                refused += 1
+            }
+        }
+        // logout and the sixteen project routes, at least.
+        #expect(refused >= 17)
+    }
+
     @Test("refresh tokens rotate, and reusing one revokes the family")
     func refreshRotation() async throws {
         let fixture = try await Fixture.start()

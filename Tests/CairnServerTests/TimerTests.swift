@@ -1,7 +1,10 @@
 import CairnProtocol
-import CairnServer
+@testable import CairnServer
 import CairnTesting
 import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
 import Testing
 
 /// The server's timers wait on its injected clock: the purge runs when the test moves time, not after a real wait.
@@ -40,5 +43,55 @@ struct TimerTests {
         #expect(timers.sleeperCount == 0)
         await timers.waitForSleepers(1)
         #expect(try await purgedThrough() == 2)
+    }
+
+    @Test("a notice channel that fails is reconnected after the relay's delay on the injected clock")
+    func noticeRelayReconnects() async throws {
+        let timers = ManualClock()
+        let channel = FailingOnceChannel()
+        let notifier = ChangeNotifier(channel: channel)
+        var notices = await notifier.subscribe(project: "field").makeAsyncIterator()
+        let relay = NoticeRelay(channel: channel, notifier: notifier, logger: Logger(label: "test"), timers: timers)
+        let running = Task { try await relay.run() }
+        defer { running.cancel() }
+        // The first attempt failed; the relay waits on the clock, not in real time.
+        await timers.waitForSleepers(1)
+        #expect(channel.attempts == 1)
+        timers.advance(by: NoticeRelay.reconnectDelay)
+        #expect(await notices.next() == ChangeNotice(collection: "notes", version: 7))
+        #expect(channel.attempts == 2)
+    }
+
+    @Test("a PostgreSQL lease that gets no connection fails with unavailable once the injected clock passes its timeout")
+    func postgresLeaseTimeout() async throws {
+        let timers = ManualClock()
+        // Nothing listens on port 1; without `run()` the client's pool never connects either.
+        let client = PostgresClient(configuration: .init(host: "127.0.0.1", port: 1, username: "cairn", password: nil, database: "cairn", tls: .disable))
+        let pool = PostgresPool(client, maximum: 1, leaseTimeout: .seconds(10), timers: timers)
+        let lease = Task { try await pool.withConnection { _ in 1 } }
+        await timers.waitForSleepers(1)
+        timers.advance(by: .seconds(9))
+        #expect(timers.sleeperCount == 1)
+        timers.advance(by: .seconds(1))
+        await #expect(throws: ErrorBody.self) { _ = try await lease.value }
+        do { _ = try await lease.value } catch let error as ErrorBody { #expect(error.code == .unavailable) }
+    }
+}
+
+/// A notice channel whose first `receive` fails and whose second delivers one notice, then listens until cancelled.
+private final class FailingOnceChannel: NoticeChannel {
+    private let count = Mutex(0)
+    var attempts: Int { count.withLock { $0 } }
+
+    func broadcast(project: String, changes: [String: Int64]) async throws {}
+
+    func receive(_ deliver: @escaping @Sendable (String, [String: Int64]) async -> Void) async throws {
+        let attempt = count.withLock { count in
+            count += 1
+            return count
+        }
+        guard attempt > 1 else { throw ErrorBody(code: .unavailable, message: "the channel broke") }
+        await deliver("field", ["notes": 7])
+        try await Task.sleep(for: .seconds(3600))
     }
 }

@@ -29,25 +29,28 @@ struct TokenService: Sendable {
     func authenticate(accessToken: String) async throws -> StoredToken {
         guard let token = try await storage.token(hash: Self.hash(accessToken)), token.kind == .access, !token.revoked,
             token.expiresAt > clock.now()
-        else { throw APIError.unauthorized("The access token is invalid, expired or revoked: refresh it or sign in again") }
+        else { throw ErrorBody.unauthorized("The access token is invalid, expired or revoked: refresh it or sign in again") }
         return token
     }
 
     /// Rotates a refresh token: the old one dies, a new pair is issued in the same family. Presenting a used
     /// refresh token revokes the whole family (someone else holds a copy).
     func refresh(_ refreshToken: String) async throws -> (user: String, access: String, refresh: String, expiresIn: Int) {
-        let invalid = APIError.unauthorized("The refresh token is invalid, expired or revoked: sign in again")
+        let invalid = ErrorBody.unauthorized("The refresh token is invalid, expired or revoked: sign in again")
         guard let token = try await storage.token(hash: Self.hash(refreshToken)), token.kind == .refresh else { throw invalid }
         guard !token.revoked, token.expiresAt > clock.now() else { throw invalid }
         guard try await storage.consumeRefreshToken(hash: token.hash) else {
             try await storage.revokeTokenFamily(token.family)
-            throw APIError.unauthorized("This refresh token was already used; every token of this sign-in is now revoked")
+            throw ErrorBody.unauthorized("This refresh token was already used; every token of this sign-in is now revoked")
         }
         let pair = try await issue(user: token.user, family: token.family)
         return (token.user, pair.access, pair.refresh, pair.expiresIn)
     }
 
-    static func hash(_ token: String) -> String { SchemaVersioning.digest(token) }
+    /// What is stored of a token, and looked up by: the SHA-256 of its text, as lowercase hex (``StoredToken/hash``).
+    static func hash(_ token: String) -> String { Hex.encode(SHA256.hash(data: Data(token.utf8))) }
+
+    /// A new token: `prefix` and 32 random bytes in base64url.
 
     static func randomToken(prefix: String) -> String {
         var generator = SystemRandomNumberGenerator()

@@ -9,7 +9,7 @@ import NIOCore
 enum FileDownload {
     static func response(_ file: StoredFile, request: Request, blobs: any BlobStore, metrics: ServerMetrics) throws -> Response {
         guard file.status == .completed else {
-            throw APIError(.conflict, .fileNotReady, "File \(file.id) is \(file.status.rawValue): only completed files can be downloaded")
+            throw ErrorBody(code: .fileNotReady, message: "File \(file.id) is \(file.status.rawValue): only completed files can be downloaded")
         }
         let etag = "\"\(file.sha256 ?? file.id)\""
         var headers: HTTPFields = [

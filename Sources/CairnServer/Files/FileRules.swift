@@ -12,22 +12,22 @@ enum FileRules {
     /// become paths.
     static func name(_ name: String) throws -> String {
         guard !name.isEmpty, name.utf8.count <= maximumNameBytes else {
-            throw APIError.validation("name must be 1 to \(maximumNameBytes) bytes", field: "name")
+            throw ErrorBody.validation("name must be 1 to \(maximumNameBytes) bytes", field: "name")
         }
         guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw APIError.validation("name may not hold control characters (NUL, line breaks)", field: "name")
+            throw ErrorBody.validation("name may not hold control characters (NUL, line breaks)", field: "name")
         }
         return name
     }
 
     /// At most 32 distinct tags of 1 to 64 bytes without control characters, in the order given.
     static func tags(_ tags: [String]) throws -> [String] {
-        guard tags.count <= maximumTags else { throw APIError.validation("at most \(maximumTags) tags", field: "tags") }
+        guard tags.count <= maximumTags else { throw ErrorBody.validation("at most \(maximumTags) tags", field: "tags") }
         var seen = Set<String>()
         var kept: [String] = []
         for tag in tags {
             guard !tag.isEmpty, tag.utf8.count <= maximumTagBytes, !tag.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-            else { throw APIError.validation("a tag is 1 to \(maximumTagBytes) bytes without control characters", field: "tags") }
+            else { throw ErrorBody.validation("a tag is 1 to \(maximumTagBytes) bytes without control characters", field: "tags") }
             if seen.insert(tag).inserted { kept.append(tag) }
         }
         return kept
@@ -40,7 +40,7 @@ enum FileRules {
         let bytes = type.utf8
         guard !bytes.isEmpty, bytes.count <= 255, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }), type.contains("/"),
             bytes.first != 0x20
-        else { throw APIError.validation("contentType must be a MIME type such as image/jpeg", field: "contentType") }
+        else { throw ErrorBody.validation("contentType must be a MIME type such as image/jpeg", field: "contentType") }
         return type
     }
 
@@ -48,7 +48,7 @@ enum FileRules {
     static func sha256(_ hash: String?) throws -> String? {
         guard let hash else { return nil }
         guard hash.utf8.count == 64, hash.utf8.allSatisfy({ Hex.isDigit($0) }) else {
-            throw APIError.validation("sha256 must be 64 hex digits", field: "sha256")
+            throw ErrorBody.validation("sha256 must be 64 hex digits", field: "sha256")
         }
         return hash.lowercased()
     }
@@ -57,13 +57,13 @@ enum FileRules {
     static func attachment(_ target: FileAttachment?, schema: Schema) throws -> FileAttachment? {
         guard let target else { return nil }
         guard let collection = schema.collection(named: target.collection) else {
-            throw APIError.validation("attachTo.collection \"\(target.collection)\" is not in the schema", field: "attachTo.collection")
+            throw ErrorBody.validation("attachTo.collection \"\(target.collection)\" is not in the schema", field: "attachTo.collection")
         }
         guard Names.isValidID(target.id) else {
-            throw APIError.validation("attachTo.id is not a valid record id", field: "attachTo.id")
+            throw ErrorBody.validation("attachTo.id is not a valid record id", field: "attachTo.id")
         }
         guard collection.fields.contains(where: { $0.name == target.field && $0.type == .file }) else {
-            throw APIError.validation(
+            throw ErrorBody.validation(
                 "attachTo.field \"\(target.field)\" is not a file field of \(collection.name)", field: "attachTo.field")
         }
         return target

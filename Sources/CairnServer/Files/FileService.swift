@@ -28,7 +28,7 @@ struct FileService: Sendable {
 
     /// The file, in any status, or `404 not_found`.
     func file(project: String, id: String) async throws -> StoredFile {
-        guard Names.isValidID(id), let file = try await storage.file(project: project, id: id) else { throw APIError.notFound("file \"\(id)\"") }
+        guard Names.isValidID(id), let file = try await storage.file(project: project, id: id) else { throw ErrorBody.notFound("file \"\(id)\"") }
         return file
     }
 
@@ -70,11 +70,11 @@ struct FileService: Sendable {
         let tags = try FileRules.tags(request.tags ?? [])
         let sha256 = try FileRules.sha256(request.sha256)
         let target = try FileRules.attachment(request.attachTo, schema: schema)
-        guard request.size >= 0 else { throw APIError.validation("size must be 0 or more", field: "size") }
+        guard request.size >= 0 else { throw ErrorBody.validation("size must be 0 or more", field: "size") }
         let limits = try await limits(project: project)
         guard request.size <= limits.file else {
-            throw APIError(
-                .contentTooLarge, .fileTooLarge, "A file in \(project) is at most \(limits.file) bytes; this one is \(request.size)",
+            throw ErrorBody(
+                code: .fileTooLarge, message: "A file in \(project) is at most \(limits.file) bytes; this one is \(request.size)",
                 details: ["limit": .integer(limits.file)])
         }
         let now = clock.now()
@@ -85,8 +85,8 @@ struct FileService: Sendable {
         try await blobs.create(project: project, id: file.id)
         guard try await storage.insertFile(file, projectBytesLimit: limits.project) else {
             try? await blobs.remove(project: project, id: file.id)
-            throw APIError(
-                .contentTooLarge, .quotaExceeded, "\(project) may hold at most \(limits.project) bytes of files; delete some first",
+            throw ErrorBody(
+                code: .quotaExceeded, message: "\(project) may hold at most \(limits.project) bytes of files; delete some first",
                 details: ["limit": .integer(limits.project)])
         }
         return file
@@ -105,27 +105,27 @@ struct FileService: Sendable {
             let start: Int64, limit: Int64
             if let range {
                 guard range.total == file.size else {
-                    throw APIError.validation("Content-Range total \(range.total) is not the file's size \(file.size)", field: "Content-Range")
+                    throw ErrorBody.validation("Content-Range total \(range.total) is not the file's size \(file.size)", field: "Content-Range")
                 }
                 guard let bytes = range.bytes else { return (file, received) }
                 guard bytes.lowerBound == received else {
-                    throw APIError(
-                        .conflict, .offsetMismatch, "The chunk starts at \(bytes.lowerBound), but \(received) bytes have arrived: send from there",
-                        details: ["uploadOffset": .integer(received)], headers: [.uploadOffset: "\(received)"])
+                    throw ErrorBody(
+                        code: .offsetMismatch, message: "The chunk starts at \(bytes.lowerBound), but \(received) bytes have arrived: send from there",
+                        details: ["uploadOffset": .integer(received)])
                 }
                 (start, limit) = (received, bytes.upperBound + 1)
             } else {
                 (start, limit) = (0, file.size)
             }
             if let contentLength, start + contentLength > limit {
-                throw APIError.tooLarge("The body holds \(contentLength) bytes; from byte \(start) on, at most \(limit - start) fit")
+                throw ErrorBody.tooLarge("The body holds \(contentLength) bytes; from byte \(start) on, at most \(limit - start) fit")
             }
             let end: Int64
             var stop: (any Error)?
             do {
                 end = try await blobs.write(project: project, id: id, at: start, limit: limit, from: body)
             } catch BlobWriteError.limitExceeded(let kept) {
-                (end, stop) = (kept, APIError.tooLarge("The body holds more than the \(limit - start) bytes that fit from byte \(start) on"))
+                (end, stop) = (kept, ErrorBody.tooLarge("The body holds more than the \(limit - start) bytes that fit from byte \(start) on"))
             } catch BlobWriteError.interrupted(let kept, let underlying) {
                 (end, stop) = (kept, underlying)
             }
@@ -155,17 +155,17 @@ struct FileService: Sendable {
             }
             let received = try await blobs.size(project: project, id: id)
             guard received == file.size else {
-                throw APIError(
-                    .conflict, .uploadIncomplete, "\(received) of \(file.size) bytes have arrived; send the rest first",
-                    details: ["uploadOffset": .integer(received)], headers: [.uploadOffset: "\(received)"])
+                throw ErrorBody(
+                    code: .uploadIncomplete, message: "\(received) of \(file.size) bytes have arrived; send the rest first",
+                    details: ["uploadOffset": .integer(received)])
             }
             let hash = try await blobs.sha256(project: project, id: id, size: file.size)
             if let declared = file.sha256, declared != hash {
                 // Start over: the bytes are wrong somewhere, and resuming would keep them.
                 try await blobs.create(project: project, id: id)
-                throw APIError(
-                    .unprocessableContent, .checksumMismatch,
-                    "The bytes hash to \(hash), not the declared \(declared); they were discarded: upload again",
+                throw ErrorBody(
+                    code: .checksumMismatch,
+                    message: "The bytes hash to \(hash), not the declared \(declared); they were discarded: upload again",
                     details: ["expected": .string(declared), "actual": .string(hash)])
             }
             var completed = file
@@ -180,7 +180,7 @@ struct FileService: Sendable {
             } catch let error as ErrorBody where error.code == .notFound {
                 // Nothing may point at the file yet: it goes back to `new`, to be completed once the record exists.
                 _ = try? await storage.replaceFile(file, ifStatus: .completed)
-                throw APIError.from(error)
+                throw error
             }
         }
     }
@@ -206,7 +206,7 @@ struct FileService: Sendable {
         let tags = try update.tags.map(FileRules.tags)
         while true {
             var file = try await file(project: project, id: id)
-            guard file.status != .deleted else { throw APIError.notFound("file \"\(id)\"") }
+            guard file.status != .deleted else { throw ErrorBody.notFound("file \"\(id)\"") }
             let status = file.status
             if let name { file.name = name }
             if let tags { file.tags = tags }
@@ -251,11 +251,11 @@ struct FileService: Sendable {
 
     // MARK: Errors
 
-    static func busy(_ id: String) -> APIError {
-        APIError(.conflict, .offsetMismatch, "Another request is moving the bytes of file \(id); ask for the offset and try again")
+    static func busy(_ id: String) -> ErrorBody {
+        ErrorBody(code: .offsetMismatch, message: "Another request is moving the bytes of file \(id); ask for the offset and try again")
     }
 
-    static func notNew(_ file: StoredFile) -> APIError {
-        APIError(.conflict, .fileNotNew, "File \(file.id) is \(file.status.rawValue): its bytes can no longer change")
+    static func notNew(_ file: StoredFile) -> ErrorBody {
+        ErrorBody(code: .fileNotNew, message: "File \(file.id) is \(file.status.rawValue): its bytes can no longer change")
     }
 }

@@ -9,7 +9,7 @@ struct ContentRange: Sendable, Equatable {
 
     /// Parses the header; anything else is `422 validation_failed` naming it.
     init(header: String) throws {
-        let invalid = APIError.validation(
+        let invalid = ErrorBody.validation(
             "Content-Range must be \"bytes START-END/TOTAL\" or \"bytes */TOTAL\"; got \"\(header.prefix(100))\"", field: "Content-Range")
         guard header.hasPrefix("bytes "), let slash = header.firstIndex(of: "/") else { throw invalid }
         let span = header[header.index(header.startIndex, offsetBy: 6)..<slash]

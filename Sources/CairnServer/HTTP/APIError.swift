@@ -6,8 +6,9 @@ import NIOCore
 
 /// An error that renders itself as PROTOCOL.md's JSON error body with its HTTP status.
 ///
-/// Routes throw these (or CairnProtocol's `ErrorBody` values, which the server's error middleware maps to a status);
-/// no route formats errors by hand.
+/// The services below the routes throw CairnProtocol's `ErrorBody` (see `ErrorBody+Server.swift`), which the
+/// server's error middleware maps to one of these with ``from(_:)``; only the HTTP layer makes them directly, for
+/// answers that need more than the error object (`Allow`, `Content-Range`). No route formats errors by hand.
 public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
     /// The HTTP status, such as `422 Unprocessable Content` for `validation_failed`.
     public var status: HTTPResponse.Status
@@ -30,11 +31,11 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
         self.headers = headers
     }
 
-    /// An error answered with `status` and an error body made elsewhere (such as by the sync layer), without extra headers.
-    public init(_ status: HTTPResponse.Status, _ body: ErrorBody) {
+    /// An error answered with `status` and an error body made elsewhere (such as by the sync layer), with `headers`.
+    public init(_ status: HTTPResponse.Status, _ body: ErrorBody, headers: HTTPFields = [:]) {
         self.status = status
         self.body = body
-        self.headers = [:]
+        self.headers = headers
     }
 
     /// `status code: message`, such as `404 not_found: collection "notes" was not found`, for logs; `details` are left out.
@@ -52,41 +53,47 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
 
 extension APIError {
     static func unauthorized(_ message: String = "A valid access token is required: send Authorization: Bearer <accessToken>") -> APIError {
-        APIError(.unauthorized, .unauthorized, message, headers: [.wwwAuthenticate: "Bearer"])
+        from(ErrorBody.unauthorized(message))
     }
 
-    static func notFound(_ what: String) -> APIError { APIError(.notFound, .notFound, "\(what) was not found") }
+    static func validation(_ message: String, field: String? = nil) -> APIError { from(ErrorBody.validation(message, field: field)) }
 
-    static func forbidden(_ message: String) -> APIError { APIError(.forbidden, .forbidden, message) }
+    static func badRequest(_ message: String) -> APIError { from(ErrorBody.badRequest(message)) }
 
-    static func validation(_ message: String, field: String? = nil) -> APIError {
-        APIError(.unprocessableContent, ErrorBody.validation(message, field: field))
-    }
+    static func tooLarge(_ message: String) -> APIError { from(ErrorBody.tooLarge(message)) }
 
-    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, .badRequest, message) }
-
-    static func tooLarge(_ message: String) -> APIError { APIError(.contentTooLarge, .payloadTooLarge, message) }
-
-    /// Maps a wire error body to the status PROTOCOL.md gives its code.
+    /// The answer to a service's error: the status PROTOCOL.md gives its code, and the headers its code and
+    /// `details` call for (`WWW-Authenticate`, `Retry-After`, `Upload-Offset`).
     static func from(_ body: ErrorBody) -> APIError {
         let status: HTTPResponse.Status
+        var headers: HTTPFields = [:]
         switch body.code {
         case .validationFailed: status = .unprocessableContent
-        case .incompatibleSchema, .conflict, .alreadyExists, .offsetMismatch, .uploadIncomplete, .fileNotNew, .fileNotReady:
+        case .incompatibleSchema, .conflict, .alreadyExists, .fileNotNew, .fileNotReady:
             status = .conflict
+        case .offsetMismatch, .uploadIncomplete:
+            status = .conflict
+            if let offset = body.details?["uploadOffset"]?.integerValue { headers[.uploadOffset] = "\(offset)" }
         case .checksumMismatch: status = .unprocessableContent
         case .fileTooLarge, .quotaExceeded: status = .contentTooLarge
         case .rangeNotSatisfiable: status = .rangeNotSatisfiable
         case .notFound: status = .notFound
         case .forbidden: status = .forbidden
-        case .unauthorized, .invalidCredentials: status = .unauthorized
+        case .unauthorized:
+            status = .unauthorized
+            headers[.wwwAuthenticate] = "Bearer"
+        case .invalidCredentials: status = .unauthorized
         case .payloadTooLarge: status = .contentTooLarge
-        case .rateLimited: status = .tooManyRequests
+        case .rateLimited:
+            status = .tooManyRequests
+            if let seconds = body.details?["retryAfter"]?.integerValue { headers[.retryAfter] = "\(seconds)" }
         case .cursorExpired: status = .gone
         case .badRequest: status = .badRequest
-        case .unavailable: return APIError(.serviceUnavailable, .unavailable, body.message, headers: [.retryAfter: "5"])
+        case .unavailable:
+            status = .serviceUnavailable
+            headers[.retryAfter] = "5"
         default: status = .internalServerError
         }
-        return APIError(status, body)
+        return APIError(status, body, headers: headers)
     }
 }

@@ -1,12 +1,15 @@
 import Hummingbird
 import Logging
 
-/// The per-request state routes share: the request id.
+/// The per-request state routes share: the request id, and who signed in.
 public struct CairnRequestContext: RequestContext {
     /// Hummingbird's per-request storage (logger, endpoint path, route parameters such as `:project`).
     public var coreContext: CoreRequestContextStorage
     /// The request id: the caller's `X-Request-ID` when it sent a usable one, else a new one.
     public var requestID: String = ""
+    /// The access token the request signed in with, set by ``AuthenticationMiddleware`` on the routes that need
+    /// one; `nil` elsewhere.
+    var identity: StoredToken?
 
     /// Creates the context Hummingbird makes for each request; ``requestID`` is set by the request-log middleware.
     public init(source: Source) {

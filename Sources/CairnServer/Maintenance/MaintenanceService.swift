@@ -8,13 +8,19 @@ struct MaintenanceService: Service {
 
     func run() async throws {
         let interval = server.configuration.purgeInterval
+        if interval > 0 {
+            await purgeEvery(interval)
+        } else {
+            // No timer: just wait for shutdown.
+            try? await gracefulShutdown()
+        }
+        await server.notifier.finishAll()
+    }
+
+    /// Purges every `interval` seconds on the server's timers, until graceful shutdown.
+    private func purgeEvery(_ interval: TimeInterval) async {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                guard interval > 0 else {
-                    // No timer: just wait for shutdown.
-                    try? await Task.sleep(for: .seconds(86400 * 365))
-                    continue
-                }
                 do {
                     try await server.timers.sleep(for: .seconds(interval))
                 } catch {
@@ -31,6 +37,5 @@ struct MaintenanceService: Service {
                 }
             }
         }
-        await server.notifier.finishAll()
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// `login`, `refresh` and `logout`. Mounted at `v1/auth`.
+/// `login`, `refresh` and `logout` (which needs the access token it ends). Mounted at `v1/auth`.
 struct AuthRoutes: RouteGroup {
     let storage: any ServerStorage
     let tokens: TokenService
@@ -17,13 +17,13 @@ struct AuthRoutes: RouteGroup {
             let now = clock.now()
             if let wait = try await loginThrottle.retryAfter(login.username, now: now) {
                 let seconds = Int(wait.rounded(.up))
-                throw APIError(
-                    .tooManyRequests, .rateLimited, "Too many failed sign-ins for this user; retry in \(seconds) s",
-                    details: ["retryAfter": .integer(Int64(seconds))], headers: [.retryAfter: String(seconds)])
+                throw ErrorBody(
+                    code: .rateLimited, message: "Too many failed sign-ins for this user; retry in \(seconds) s",
+                    details: ["retryAfter": .integer(Int64(seconds))])
             }
-            guard let user = try await storage.user(named: login.username), hasher.verify(login.password, hash: user.passwordHash) else {
+            guard let user = try await storage.user(named: login.username), try await hasher.verify(login.password, hash: user.passwordHash) else {
                 try await loginThrottle.recordFailure(login.username, now: now)
-                throw APIError(.unauthorized, .invalidCredentials, "Wrong username or password")
+                throw ErrorBody(code: .invalidCredentials, message: "Wrong username or password")
             }
             try await loginThrottle.recordSuccess(login.username)
             let pair = try await tokens.issue(user: user.name)
@@ -34,9 +34,9 @@ struct AuthRoutes: RouteGroup {
             let rotated = try await tokens.refresh(body.refreshToken)
             return try await tokenResponse(user: rotated.user, rotated.access, rotated.refresh, rotated.expiresIn)
         }
-        routes.post("logout") { request, _ in
+        routes.group().add(middleware: AuthenticationMiddleware(tokens: tokens)).post("logout") { _, context in
             // The access token identifies the sign-in; revoking its family kills the refresh tokens too.
-            let token = try await tokens.authenticate(accessToken: AccessControl.bearerToken(request))
+            guard let token = context.identity else { throw ErrorBody.unauthorized() }
             try await storage.revokeTokenFamily(token.family)
             return Response(status: .noContent)
         }

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 
 /// `POST .../batch`: pushes of writers, within the configured size limits. Mounted at `v1/projects/:project`.
-struct BatchRoutes: RouteGroup {
+struct BatchRoutes: ProjectRouteGroup {
     let access: AccessControl
     let batches: BatchService
     let notifier: ChangeNotifier
@@ -13,12 +13,11 @@ struct BatchRoutes: RouteGroup {
     let maximumBytes: Int
     let maximumOperations: Int
 
-    func add(to routes: RouteCollection<CairnRequestContext>) {
-        routes.post("batch") { request, context in
-            let caller = try await access.access(request, context, minimum: .writer, action: "Pushing changes")
+    func add(to routes: ProjectRoutes) {
+        routes.on(.post, "batch", requires: .writer, action: "Pushing changes") { request, context, caller in
             let batch = try BatchRequest(json: await request.jsonBody(context: context, limit: maximumBytes))
             guard batch.operations.count <= maximumOperations else {
-                throw APIError.tooLarge("A batch holds at most \(maximumOperations) operations; split it")
+                throw ErrorBody.tooLarge("A batch holds at most \(maximumOperations) operations; split it")
             }
             let schema = try await access.schema(caller)
             let outcome = try await batches.apply(batch, project: caller.project, schema: schema, user: caller.user, now: clock.now())

@@ -4,15 +4,14 @@ import HTTPTypes
 import Hummingbird
 
 /// A collection's changes feed and digest. Mounted at `v1/projects/:project`.
-struct ChangesRoutes: RouteGroup {
+struct ChangesRoutes: ProjectRouteGroup {
     let access: AccessControl
     let feed: ChangesFeed
     let metrics: ServerMetrics
     let clock: any WallClock
 
-    func add(to routes: RouteCollection<CairnRequestContext>) {
-        routes.get("collections/:collection/changes") { request, context in
-            let caller = try await access.access(request, context, minimum: .reader)
+    func add(to routes: ProjectRoutes) {
+        routes.on(.get, "collections/:collection/changes", requires: .reader) { request, context, caller in
             let (schema, collection) = try await access.collection(caller, context)
             let query = try request.formQuery
             let changes = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
@@ -22,8 +21,7 @@ struct ChangesRoutes: RouteGroup {
             metrics.pulled(page.records)
             return Response.jsonBytes(page.body)
         }
-        routes.get("collections/:collection/digest") { request, context in
-            let caller = try await access.access(request, context, minimum: .reader)
+        routes.on(.get, "collections/:collection/digest", requires: .reader) { request, context, caller in
             let (_, collection) = try await access.collection(caller, context)
             return try Response.json(try await feed.digest(project: caller.project, collection: collection.name))
         }

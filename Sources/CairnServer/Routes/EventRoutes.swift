@@ -7,7 +7,7 @@ import ServiceLifecycle
 
 /// `GET .../events`: Server-Sent Events, one `data:` line per collection change, comments as heartbeats.
 /// Mounted at `v1/projects/:project`.
-struct EventRoutes: RouteGroup {
+struct EventRoutes: ProjectRouteGroup {
     let access: AccessControl
     let notifier: ChangeNotifier
     let metrics: ServerMetrics
@@ -18,9 +18,8 @@ struct EventRoutes: RouteGroup {
     /// The SSE `retry` hint sent when the server shuts down.
     static let reconnectMilliseconds = 1000
 
-    func add(to routes: RouteCollection<CairnRequestContext>) {
-        routes.get("events") { request, context in
-            let caller = try await access.access(request, context, minimum: .reader)
+    func add(to routes: ProjectRoutes) {
+        routes.on(.get, "events", requires: .reader) { request, context, caller in
             let stream = await notifier.subscribe(project: caller.project)
             let heartbeat = self.heartbeat, timers = self.timers
             let metrics = self.metrics

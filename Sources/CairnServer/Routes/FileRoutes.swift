@@ -5,37 +5,31 @@ import Hummingbird
 
 /// A project's files (PROTOCOL.md, Files): create, upload, complete, search, metadata, download, change and delete.
 /// Readers search and download; writers do the rest. Mounted at `v1/projects/:project`.
-struct FileRoutes: RouteGroup {
+struct FileRoutes: ProjectRouteGroup {
     let access: AccessControl
     let files: FileService
 
-    func add(to routes: RouteCollection<CairnRequestContext>) {
-        routes.post("files") { request, context in
-            let caller = try await access.access(request, context, minimum: .writer, action: "Uploading files")
+    func add(to routes: ProjectRoutes) {
+        routes.on(.post, "files", requires: .writer, action: "Uploading files") { request, context, caller in
             let body = try await request.decodeBody(NewFileRequest.self, context: context, limit: 64 * 1024)
             let file = try await files.create(body, project: caller.project, user: caller.user, schema: try await access.schema(caller))
             let metadata = try await files.metadata(file)
             return try Response.json(metadata, status: .created, headers: [.location: metadata.uploadUrl])
         }
-        routes.get("files") { request, context in
-            let caller = try await access.access(request, context, minimum: .reader)
+        routes.on(.get, "files", requires: .reader) { request, context, caller in
             return try Response.json(try await files.search(project: caller.project, query: try Self.query(request.formQuery)))
         }
-        routes.get("files/:file") { request, context in
-            let caller = try await access.access(request, context, minimum: .reader)
+        routes.on(.get, "files/:file", requires: .reader) { request, context, caller in
             return try Response.json(try await files.metadata(try await files.file(project: caller.project, id: Self.id(context))))
         }
-        routes.patch("files/:file") { request, context in
-            let caller = try await access.access(request, context, minimum: .writer, action: "Changing files")
+        routes.on(.patch, "files/:file", requires: .writer, action: "Changing files") { request, context, caller in
             let update = try await request.decodeBody(FileUpdate.self, context: context, limit: 64 * 1024)
             return try Response.json(try await files.metadata(try await files.update(project: caller.project, id: Self.id(context), update)))
         }
-        routes.delete("files/:file") { request, context in
-            let caller = try await access.access(request, context, minimum: .writer, action: "Deleting files")
+        routes.on(.delete, "files/:file", requires: .writer, action: "Deleting files") { request, context, caller in
             return try Response.json(try await files.metadata(try await files.delete(project: caller.project, id: Self.id(context))))
         }
-        routes.put("files/:file/upload") { request, context in
-            let caller = try await access.access(request, context, minimum: .writer, action: "Uploading files")
+        routes.on(.put, "files/:file/upload", requires: .writer, action: "Uploading files") { request, context, caller in
             let range = try request.headers[.contentRange].map(ContentRange.init(header:))
             let length = request.headers[.contentLength].flatMap { Int64($0) }
             let (file, offset) = try await files.upload(
@@ -44,21 +38,18 @@ struct FileRoutes: RouteGroup {
             metadata.uploadOffset = offset
             return try Response.json(metadata, headers: [.uploadOffset: "\(offset)"])
         }
-        routes.head("files/:file/upload") { request, context in
-            let caller = try await access.access(request, context, minimum: .writer, action: "Uploading files")
+        routes.on(.head, "files/:file/upload", requires: .writer, action: "Uploading files") { request, context, caller in
             let metadata = try await files.metadata(try await files.file(project: caller.project, id: Self.id(context)))
             return Response(status: .ok, headers: [
                 .uploadOffset: "\(metadata.uploadOffset)", .uploadLength: "\(metadata.size)", .cacheControl: "no-store",
             ])
         }
-        routes.post("files/:file/complete") { request, context in
-            let caller = try await access.access(request, context, minimum: .writer, action: "Uploading files")
+        routes.on(.post, "files/:file/complete", requires: .writer, action: "Uploading files") { request, context, caller in
             let file = try await files.complete(
                 project: caller.project, id: Self.id(context), user: caller.user, schema: try await access.schema(caller))
             return try Response.json(try await files.metadata(file))
         }
-        routes.get("files/:file/content") { request, context in
-            let caller = try await access.access(request, context, minimum: .reader)
+        routes.on(.get, "files/:file/content", requires: .reader) { request, context, caller in
             return try FileDownload.response(
                 try await files.file(project: caller.project, id: Self.id(context)), request: request, blobs: files.blobs, metrics: files.metrics)
         }
@@ -71,13 +62,13 @@ struct FileRoutes: RouteGroup {
         var statuses = Set<FileStatus>()
         for text in form.all("status") {
             guard let status = FileStatus(rawValue: text) else {
-                throw APIError.validation("status is new, completed or deleted", field: "status")
+                throw ErrorBody.validation("status is new, completed or deleted", field: "status")
             }
             statuses.insert(status)
         }
         var limit = 100
         if let text = form.get("limit") {
-            guard let value = Int(text), (1...1000).contains(value) else { throw APIError.validation("limit is 1 to 1000", field: "limit") }
+            guard let value = Int(text), (1...1000).contains(value) else { throw ErrorBody.validation("limit is 1 to 1000", field: "limit") }
             limit = value
         }
         return FileQuery(
@@ -94,7 +85,7 @@ struct PublicFileRoutes: RouteGroup {
         routes.get("files/:file") { request, context in
             let id = FileRoutes.id(context)
             guard Names.isValidID(id), let file = try await files.storage.file(id: id), file.isPublic, file.status == .completed else {
-                throw APIError.notFound("public file \"\(id)\"")
+                throw ErrorBody.notFound("public file \"\(id)\"")
             }
             return try FileDownload.response(file, request: request, blobs: files.blobs, metrics: files.metrics)
         }

@@ -3,7 +3,7 @@ import Hummingbird
 /// A group of routes carrying its own dependencies, mounted on the server's router at a path.
 ///
 /// ```swift
-/// router.addRoutes(SchemaRoutes(access: access, admin: admin).collection, atPath: "v1/projects/:project")
+/// router.addRoutes(PublicFileRoutes(files: files).collection, atPath: "v1/public")
 /// ```
 protocol RouteGroup: Sendable {
     /// Adds the group's routes, relative to where it is mounted.

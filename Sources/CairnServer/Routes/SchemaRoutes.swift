@@ -4,13 +4,12 @@ import HTTPTypes
 import Hummingbird
 
 /// `GET` and `PUT` of a project's schema, with `ETag` and `If-None-Match`. Mounted at `v1/projects/:project`.
-struct SchemaRoutes: RouteGroup {
+struct SchemaRoutes: ProjectRouteGroup {
     let access: AccessControl
     let admin: ServerAdmin
 
-    func add(to routes: RouteCollection<CairnRequestContext>) {
-        routes.get("schema") { request, context in
-            let caller = try await access.access(request, context, minimum: .reader)
+    func add(to routes: ProjectRoutes) {
+        routes.on(.get, "schema", requires: .reader) { request, context, caller in
             let schema = try await access.schema(caller)
             let etag = "\"\(schema.version)\""
             if request.ifNoneMatch(etag) {
@@ -18,8 +17,7 @@ struct SchemaRoutes: RouteGroup {
             }
             return try Response.json(schema, headers: [.eTag: etag])
         }
-        routes.put("schema") { request, context in
-            let caller = try await access.access(request, context, minimum: .admin)
+        routes.on(.put, "schema", requires: .admin) { request, context, caller in
             let schema = try await request.decodeBody(Schema.self, context: context, limit: 1 << 20)
             let stored = try await admin.setSchema(project: caller.project, schema)
             return try Response.json(stored, headers: [.eTag: "\"\(stored.version)\""])

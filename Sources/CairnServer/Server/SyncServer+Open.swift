@@ -16,7 +16,7 @@ extension SyncServer {
         configuration: ServerConfiguration, clock: any WallClock = SystemWallClock(), timers: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "cairn.server")
     ) async throws -> SyncServer {
-        let opened = try await configuration.backend.open(logger: logger)
+        let opened = try await configuration.backend.open(logger: logger, timers: timers)
         do {
             return try SyncServer(
                 configuration: configuration, storage: opened.storage, blobs: opened.blobs, clock: clock, timers: timers, logger: logger)

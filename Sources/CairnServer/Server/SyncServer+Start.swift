@@ -1,3 +1,4 @@
+import CairnProtocol
 import Foundation
 import Hummingbird
 import ServiceLifecycle
@@ -54,7 +55,7 @@ extension SyncServer {
         guard let port = await iterator.next() else {
             // The server stopped before binding: surface its error.
             try await task.value
-            throw APIError(.internalServerError, .unavailable, "The server stopped before it was listening")
+            throw ErrorBody(code: .unavailable, message: "The server stopped before it was listening")
         }
         return RunningServer(port: port, baseURL: URL(string: "http://\(configuration.host):\(port)")!, group: group, task: task, timers: timers)
     }

@@ -59,7 +59,7 @@ public final class SyncServer: Sendable {
         self.loginThrottle = LoginThrottle(
             log: self.storage.loginFailures ?? MemoryLoginFailures(), maximumFailures: configuration.maximumLoginFailures,
             window: configuration.loginFailureWindow)
-        self.access = AccessControl(tokens: tokens, storage: self.storage)
+        self.access = AccessControl(storage: self.storage)
         self.feed = ChangesFeed(storage: self.storage)
         self.batches = BatchService(storage: self.storage)
         self.blobs = blobs ?? opened.blobs
@@ -79,7 +79,7 @@ public final class SyncServer: Sendable {
         router.addRoutes(MetaRoutes(storage: storage, metrics: metrics).collection)
         router.addRoutes(
             AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock).collection, atPath: "v1/auth")
-        let projectGroups: [any RouteGroup] = [
+        let projectGroups: [any ProjectRouteGroup] = [
             SchemaRoutes(access: access, admin: admin),
             ChangesRoutes(access: access, feed: feed, metrics: metrics, clock: clock),
             BatchRoutes(
@@ -89,7 +89,9 @@ public final class SyncServer: Sendable {
             ClientRoutes(access: access, storage: storage, clock: clock),
             FileRoutes(access: access, files: files),
         ]
-        for group in projectGroups { router.addRoutes(group.collection, atPath: "v1/projects/:project") }
+        // Every project route needs a signed-in caller; each declares the role it needs (see ProjectRoutes).
+        let projects = router.group("v1/projects/:project").add(middleware: AuthenticationMiddleware(tokens: tokens))
+        for group in projectGroups { projects.addRoutes(group.collection) }
         router.addRoutes(PublicFileRoutes(files: files).collection, atPath: "v1/public")
         return router
     }
@@ -108,7 +110,7 @@ public final class SyncServer: Sendable {
         var services: [any Service] = []
         if runsStorage { services.append(storage) }
         services.append(MaintenanceService(server: self))
-        if let channel = notifier.channel { services.append(NoticeRelay(channel: channel, notifier: notifier, logger: logger)) }
+        if let channel = notifier.channel { services.append(NoticeRelay(channel: channel, notifier: notifier, logger: logger, timers: timers)) }
         return Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: port ?? configuration.port), serverName: "cairn"),

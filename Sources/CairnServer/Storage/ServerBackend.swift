@@ -24,12 +24,14 @@ public enum ServerBackend: Sendable, Hashable {
         public let blobs: any BlobStore
     }
 
-    /// Opens (migrating) the storage and its blob store.
-    public func open(logger: Logger = Logger(label: "cairn.storage")) async throws -> Opened {
+    /// Opens (migrating) the storage and its blob store. `timers` bounds PostgreSQL's waits (tests pass a manual clock).
+    public func open(
+        logger: Logger = Logger(label: "cairn.storage"), timers: any Clock<Duration> = ContinuousClock()
+    ) async throws -> Opened {
         switch self {
         case .sqlite: return try openNow()
         case .postgres(let url):
-            let storage = try await PostgresStorage(url: url, logger: logger)
+            let storage = try await PostgresStorage(url: url, logger: logger, timers: timers)
             return Opened(storage: storage, blobs: PostgresBlobStore(storage: storage))
         }
     }

@@ -2,11 +2,15 @@ import Logging
 import ServiceLifecycle
 
 /// Runs beside the listener when the storage has a ``NoticeChannel``: hands the other instances' notices to this
-/// instance's event streams, reconnecting after a second when the channel fails, until graceful shutdown.
+/// instance's event streams, reconnecting ``reconnectDelay`` after the channel fails, until graceful shutdown.
 struct NoticeRelay: Service {
     let channel: any NoticeChannel
     let notifier: ChangeNotifier
     let logger: Logger
+    /// What the wait before reconnecting runs on (the server's timers).
+    let timers: any Clock<Duration>
+    /// How long to wait before reconnecting a failed channel.
+    static let reconnectDelay = Duration.seconds(1)
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -16,7 +20,7 @@ struct NoticeRelay: Service {
                 } catch {
                     if Task.isCancelled { return }
                     logger.warning("live notices from other instances stopped; reconnecting", metadata: ["error": "\(error)"])
-                    try? await Task.sleep(for: .seconds(1))
+                    try? await timers.sleep(for: Self.reconnectDelay)
                 }
             }
         }

@@ -16,12 +16,15 @@ final class PostgresPool: Sendable {
     let maximum: Int
     /// How long work waits for a connection.
     let leaseTimeout: Duration
+    /// What the lease timeouts run on (the server's timers).
+    let timers: any Clock<Duration>
     private let busy = Atomic<Int>(0)
 
-    init(_ client: PostgresClient, maximum: Int, leaseTimeout: Duration = .seconds(10)) {
+    init(_ client: PostgresClient, maximum: Int, leaseTimeout: Duration = .seconds(10), timers: any Clock<Duration> = ContinuousClock()) {
         self.client = client
         self.maximum = maximum
         self.leaseTimeout = leaseTimeout
+        self.timers = timers
     }
 
     /// Statements and leases running or waiting for a connection now.
@@ -33,11 +36,11 @@ final class PostgresPool: Sendable {
     func query(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
         busy.add(1, ordering: .relaxed)
         defer { busy.subtract(1, ordering: .relaxed) }
-        let client = self.client, timeout = leaseTimeout * 3
+        let client = self.client, timeout = leaseTimeout * 3, timers = self.timers
         return try await withThrowingTaskGroup(of: PostgresRowSequence?.self) { group in
             group.addTask { try await client.query(query, logger: logger) }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try await timers.sleep(for: timeout)
                 throw ErrorBody(code: .unavailable, message: "PostgreSQL did not answer within \(timeout); the database cannot be reached")
             }
             defer { group.cancelAll() }
@@ -50,7 +53,7 @@ final class PostgresPool: Sendable {
     func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         busy.add(1, ordering: .relaxed)
         defer { busy.subtract(1, ordering: .relaxed) }
-        let client = self.client, timeout = leaseTimeout
+        let client = self.client, timeout = leaseTimeout, timers = self.timers
         return try await withoutActuallyEscaping(body) { body in
             // Runs in the child task below while this task waits for it: never in two tasks at once.
             nonisolated(unsafe) let body = body
@@ -63,7 +66,7 @@ final class PostgresPool: Sendable {
                     }
                 }
                 group.addTask {
-                    try await Task.sleep(for: timeout)
+                    try await timers.sleep(for: timeout)
                     guard leased.isSet else {
                         throw ErrorBody(code: .unavailable, message: "no PostgreSQL connection within \(timeout); the database cannot be reached")
                     }

@@ -17,6 +17,8 @@ import ServiceLifecycle
 public final class PostgresStorage: ServerStorage {
     let client: PostgresPool
     let logger: Logger
+    /// What its timeouts run on.
+    let timers: any Clock<Duration>
     private let running: Task<Void, Never>
     private let notices: PostgresNoticeChannel
 
@@ -28,12 +30,14 @@ public final class PostgresStorage: ServerStorage {
     public var poolUsage: PoolUsage? { PoolUsage(inUse: client.inUse, maximum: client.maximum) }
 
     /// Connects to the database at `url` (``PostgresURL``) and migrates it; several instances may do so at once.
-    public init(url: String, logger: Logger = Logger(label: "cairn.postgres")) async throws {
+    /// Its timeouts (a connection that does not come, a database that does not answer) run on `timers`.
+    public init(url: String, logger: Logger = Logger(label: "cairn.postgres"), timers: any Clock<Duration> = ContinuousClock()) async throws {
         let configuration = try PostgresURL.configuration(url)
         let pooled = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let client = PostgresPool(pooled, maximum: configuration.options.maximumConnections)
+        let client = PostgresPool(pooled, maximum: configuration.options.maximumConnections, timers: timers)
         self.client = client
         self.logger = logger
+        self.timers = timers
         notices = PostgresNoticeChannel(client: client, logger: logger)
         // The pool leases connections only while `run()` runs (started before the probe, so it runs by the first
         // lease); it stops at `close()`.
@@ -82,13 +86,13 @@ public final class PostgresStorage: ServerStorage {
     /// Asks the database for its newest migration, within 2 seconds (a pool waiting for a database that is down
     /// would otherwise wait for ever); throws `unavailable` with the reason.
     public func checkReady() async throws {
-        let client = self.client, logger = self.logger
+        let client = self.client, logger = self.logger, timers = self.timers
         let newest = try await withThrowingTaskGroup(of: Int?.self) { group in
             group.addTask {
                 try await PostgresMigrations.appliedVersions(client, logger: logger).last
             }
             group.addTask {
-                try await Task.sleep(for: .seconds(2))
+                try await timers.sleep(for: .seconds(2))
                 throw ErrorBody(code: .unavailable, message: "PostgreSQL did not answer within 2 seconds")
             }
             defer { group.cancelAll() }
