@@ -17,6 +17,8 @@ actor SyncEngine {
     let api: RemoteAPI
     let configuration: CairnConfiguration
     let status: StatusCenter
+    /// Where pulled pages are read, off the cooperative pool and beside the store's queue.
+    let pageReader = BlockingQueue(label: "cairn.pages")
     private var running: (id: UUID, scope: SyncScope, task: Task<SyncSummary, any Error>)?
     /// The client that owns this engine, for automatic sync tasks (weak: the client owns the engine).
     let owner = WeakClient()
@@ -58,7 +60,7 @@ actor SyncEngine {
     }
 
     private func perform(_ scope: SyncScope) async throws -> SyncSummary {
-        let historyID = try? store.beginHistory(kind: scope.kind)
+        let historyID = try? await store.offPool { try $0.beginHistory(kind: scope.kind) }
         await status.update { $0.lastSyncStarted = configuration.wallClock.now(); $0.lastError = nil; $0.phase = .connecting }
         await status.emit(.started)
         var summary = SyncSummary()
@@ -77,9 +79,11 @@ actor SyncEngine {
             if scope.pull, scope.collections == nil, let client = owner.client {
                 for task in configuration.automaticTasks { try await task.run(client) }
             }
-            try? store.endHistory(historyID ?? 0, summary: summary, error: nil)
-            store.checkpoint()
-            let counts = try? store.counts()
+            let counts = try? await store.offPool { [summary] store in
+                try? store.endHistory(historyID ?? 0, summary: summary, error: nil)
+                store.checkpoint()
+                return try store.counts()
+            }
             await status.update {
                 $0.phase = .idle
                 $0.lastSyncCompleted = configuration.wallClock.now()
@@ -91,8 +95,10 @@ actor SyncEngine {
         } catch {
             let cairnError = CairnError(wrapping: error)
             let body = ErrorBody(code: cairnError.code, message: cairnError.message, details: cairnError.details)
-            try? store.endHistory(historyID ?? 0, summary: summary, error: "\(cairnError.code): \(cairnError.message)")
-            let counts = try? store.counts()
+            let counts = try? await store.offPool { [summary] store in
+                try? store.endHistory(historyID ?? 0, summary: summary, error: "\(cairnError.code): \(cairnError.message)")
+                return try store.counts()
+            }
             await status.update {
                 $0.phase = .idle
                 $0.lastError = body
@@ -106,9 +112,9 @@ actor SyncEngine {
 
     /// Fetches the schema when it changed (ETag) and migrates the local tables.
     func refreshSchema() async throws {
-        let etag = try store.meta(.schemaETag)
+        let etag = try await store.offPool { try $0.meta(.schemaETag) }
         if let (schema, newETag) = try await api.schema(etag: store.schema == nil ? nil : etag) {
-            let changed = try store.apply(schema: schema, etag: newETag)
+            let changed = try await store.offPool { try $0.apply(schema: schema, etag: newETag) }
             if !changed.isEmpty {
                 await status.update { $0.changedCollections = changed }
                 await status.emit(.schemaChanged(collections: changed))
