@@ -90,7 +90,7 @@ final class LocalStore: Sendable {
         self.lease = lease
         // Filters compare date-times with Cairn's SQL function. Stores opened with `open` add it to every connection;
         // an injected single-connection writer (a `DatabaseQueue`) gets it here.
-        if writer is DatabaseQueue { try writer.writeWithoutTransaction { db in SQLiteFunctions.register(db) } }
+        if writer is DatabaseQueue { writer.writeWithoutTransaction { db in SQLiteFunctions.register(db) } }
         try LocalMigrations.migrator.migrate(writer)
         let (schemaText, clientID) = try writer.read { db in
             (try metaTable.value(db, .schema), try metaTable.value(db, .clientID))
