@@ -20,9 +20,11 @@ extension CairnClient {
         }
         _ = try store.table(collection)
         let body = try await api.changes(collection: collection, since: nil, limit: 1, filter: .condition("id", .eq, .string(id)))
-        let page = try store.scan(body, collection: collection)
-        let change = page.changes.first { $0.id == id && !$0.removed }
-        try store.applyFetched(change, collection: collection, id: id)
+        let change = try await store.offPool { store in
+            let change = try store.scan(body, collection: collection).changes.first { $0.id == id && !$0.removed }
+            try store.applyFetched(change, collection: collection, id: id)
+            return change
+        }
         return change.map { change in
             VisibleRow(
                 id: id, data: change.dataText.flatMap(decodeObject) ?? [:], version: change.version, pending: false,

@@ -71,10 +71,10 @@ struct DiagnosticsFacts {
     static func read(_ db: Database, store: LocalStore) throws -> DiagnosticsFacts {
         var collections: [CollectionFacts] = []
         for name in (store.schema?.collections.map(\.name) ?? []) {
-            let state = try store.cursors.state(db, name)
+            let state = try store.collectionStates.state(db, name)
             let table = try store.table(name)
             collections.append(CollectionFacts(
-                name: name, cursor: state.cursor, lastPull: try store.cursors.lastPull(db, name), firstPullDone: state.firstPullDone,
+                name: name, cursor: state.cursor, lastPull: try store.collectionStates.lastPull(db, name), firstPullDone: state.firstPullDone,
                 needsPull: state.needsPull, rows: try table.rowCount(db), partial: try store.downloadQueries.isPartial(db, name)))
         }
         return DiagnosticsFacts(collections: collections, queueDepth: try store.queue.count(db), oldestPending: try store.queue.oldestCreatedAt(db))

@@ -3,8 +3,9 @@ import CairnSQL
 import Foundation
 import GRDB
 
-/// The rules of partial sync, over the local store's tables: which records each download query holds, what a pulled
-/// page of a query does to them, and when a record leaves the device (no query holds it and it has no local change).
+/// The rules of partial sync, over the local store's tables: which records each download query holds, and when a
+/// record leaves the device (no query holds it and it has no local change). A pulled page of a query goes through the
+/// store's one apply path (``LocalStore/apply(_:to:)``), like every page.
 ///
 /// ```swift
 /// let queries = DownloadQueryStore(store: store)
@@ -13,9 +14,6 @@ import GRDB
 struct DownloadQueryStore: Sendable {
     let store: LocalStore
     var table: DownloadQueryTable { store.downloadQueries }
-
-    /// Which part of a query a page belongs to: the main feed, or the snapshot of what a changed filter adds.
-    enum Phase: Sendable { case main, widening }
 
     /// The prefix of queries made from ``CairnConfiguration/downloadFilters``; apps cannot use it.
     static let configurationPrefix = "cairn.configuration."
@@ -30,7 +28,7 @@ struct DownloadQueryStore: Sendable {
             guard try table.insert(db, name: name, collection: collection, filterText: text) else {
                 throw CairnError(.alreadyExists, "a download query named \"\(name)\" exists; update or delete it")
             }
-            if try table.markPartial(db, collection) { try store.cursors.markNeedsPull(db, collection) }
+            if try table.markPartial(db, collection) { try store.collectionStates.markNeedsPull(db, collection) }
         }
     }
 
@@ -47,17 +45,14 @@ struct DownloadQueryStore: Sendable {
                 return
             }
             // The members whose local row no longer matches leave the query.
-            let compiled = try LocalQuerySQL(Query(state.collection, filter: .not(filter)), table: collection, fullTextFields: nil)
-            let leaving = try String.fetchAll(
-                db, sql: "SELECT t.id" + compiled.fromWhere + " AND t.id IN (\(DownloadQueryTable.membersSQL))",
-                arguments: compiled.arguments + [name])
-            for id in leaving {
+            let unmatched = try LocalQuerySQL(Query(state.collection, filter: .not(filter)), table: collection, fullTextFields: nil)
+            for id in try table.members(db, query: name, matching: unmatched) {
                 try table.removeMember(db, query: name, id: id)
                 try table.evictIfOrphan(db, table: collection, id: id)
             }
             // What was fully held stays the baseline while an earlier change is still downloading.
             try table.setFilter(db, name, filterText: text, heldFilterText: state.heldFilterText ?? state.filterText)
-            try store.cursors.markNeedsPull(db, state.collection)
+            try store.collectionStates.markNeedsPull(db, state.collection)
         }
     }
 
@@ -76,7 +71,7 @@ struct DownloadQueryStore: Sendable {
     func markPartial(_ collection: String) throws {
         if store.schema != nil { _ = try store.table(collection) }
         try store.writer.write { db in
-            if try table.markPartial(db, collection) { try store.cursors.markNeedsPull(db, collection) }
+            if try table.markPartial(db, collection) { try store.collectionStates.markNeedsPull(db, collection) }
         }
     }
 
@@ -88,8 +83,8 @@ struct DownloadQueryStore: Sendable {
                 try table.delete(db, state.name)
             }
             try table.unmarkPartial(db, collection)
-            try store.cursors.beginResync(db, collection)
-            try store.cursors.markNeedsPull(db, collection)
+            try store.collectionStates.beginResync(db, collection)
+            try store.collectionStates.markNeedsPull(db, collection)
         }
     }
 
@@ -138,46 +133,6 @@ struct DownloadQueryStore: Sendable {
     /// Starts the snapshot of a changed filter's new records again.
     func restartWidening(_ name: String) throws { try store.writer.write { db in try table.restartWidening(db, name) } }
 
-    /// Applies a page of a query and its cursor in one transaction: records join the query, tombstones leave every
-    /// query, `gone` markers leave this one; a record no query holds any more leaves the device unless it has local
-    /// changes, and a finished snapshot drops the members it did not list.
-    func apply(_ page: PulledPage, query: DownloadQueryTable.State, phase: Phase) throws -> AppliedPage {
-        let collection = try store.table(query.collection)
-        let date = store.now
-        return try store.writeBookkeeping { db in
-            let pendingIDs = try store.shadows.recordIDs(db, collection: collection.name)
-            let rows = try collection.pulledRowWriter(db)
-            var leaving: [String] = []
-            for change in page.changes {
-                if change.gone {
-                    try table.removeMember(db, query: query.name, id: change.id)
-                    leaving.append(change.id)
-                    continue
-                }
-                if change.removed {
-                    try table.removeRecord(db, collection: collection.name, id: change.id)
-                } else {
-                    try table.addMember(db, query: query.name, collection: collection.name, id: change.id)
-                }
-                if pendingIDs.contains(change.id) {
-                    try store.shadows.moveServerState(db, collection: collection.name, to: change)
-                } else {
-                    try rows.write(change)
-                }
-            }
-            switch phase {
-            case .main:
-                if query.resyncing, !page.hasMore { leaving += try table.removeUnlisted(db, query: query.name) }
-                try table.commit(db, query.name, cursor: page.cursor, hasMore: page.hasMore, at: date)
-            case .widening:
-                try table.commitWidening(db, query.name, cursor: page.cursor, hasMore: page.hasMore, at: date)
-            }
-            for id in leaving { try table.evictIfOrphan(db, table: collection, id: id) }
-            try store.applyFileOverlays(db, table: collection, ids: page.changes.lazy.filter { !$0.removed }.map(\.id))
-            return AppliedPage(changes: page.changes.count, bytes: page.bytes, hasMore: page.hasMore)
-        }
-    }
-
     /// Ends a pull of a partial collection: sweeps the records no query holds once all its queries have pulled, and
     /// notes the collection pulled.
     func finishPull(_ collection: String) throws {
@@ -185,7 +140,7 @@ struct DownloadQueryStore: Sendable {
         let date = store.now
         try store.writeBookkeeping { db in
             try self.table.sweep(db, table: table)
-            try store.cursors.finishWithoutCursor(db, collection, at: date)
+            try store.collectionStates.finishWithoutCursor(db, collection, at: date)
         }
     }
 

@@ -7,12 +7,12 @@ enum LocalMigrations {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-cairn-tables") { db in
             try MetaTable.createV1(db)
-            try CursorTable.createV1(db)
+            try CollectionStateTable.createV1(db)
             try QueueTable.createV1(db)
             try ShadowTable.createV1(db)
             try FailedTable.createV1(db)
             try ConflictTable.createV1(db)
-            try HistoryTable.createV1(db)
+            try EventTable.createV1(db)
         }
         migrator.registerMigration("v2-attempts-apart", migrate: QueueTable.moveAttemptsApart)
         migrator.registerMigration("v3-files") { db in

@@ -6,20 +6,20 @@ extension LocalStore {
     /// Notes that a sync run of `kind` started; returns its id for ``endHistory(_:summary:error:)``.
     func beginHistory(kind: SyncKind) throws -> Int64 {
         let date = now
-        return try writer.write { db in try syncHistory.begin(db, kind: kind, at: date) }
+        return try writer.write { db in try events.begin(db, kind: kind, at: date) }
     }
 
     /// Notes how a sync run ended; the history keeps the newest runs only.
     func endHistory(_ id: Int64, summary: SyncSummary, error: String?) throws {
         let date = now
         try writer.write { db in
-            try syncHistory.end(db, id: id, summary: summary, error: error, at: date, keep: configuration.historyLimit)
+            try events.end(db, id: id, summary: summary, error: error, at: date, keep: configuration.historyLimit)
         }
     }
 
     /// The newest sync runs, newest first.
     func history(limit: Int) throws -> [SyncHistoryEntry] {
-        try writer.read { db in try syncHistory.entries(db, limit: limit) }
+        try writer.read { db in try events.entries(db, limit: limit) }
     }
 
     /// How many changes wait for upload, and how many uploads failed.
@@ -34,6 +34,6 @@ extension LocalStore {
 
     /// True when the last download of any collection was interrupted.
     func hasPendingDownload() throws -> Bool {
-        try writer.read { db in try cursors.hasPendingDownload(db) }
+        try writer.read { db in try collectionStates.hasPendingDownload(db) }
     }
 }

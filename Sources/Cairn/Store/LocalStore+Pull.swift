@@ -17,21 +17,38 @@ struct PulledPage: Sendable {
     var bytes: Int
 }
 
+/// The cursor a pulled page moves, and with it what its source keeps besides the collection's rows. Every source of
+/// pages names one; a new source (a server-built snapshot, a change of the user's data rules) is a new case here and
+/// its bookkeeping in ``LocalStore/apply(_:to:)``.
+enum PageCursor: Sendable, Hashable {
+    /// The collection's changes feed (`cairn_collections`), or its fresh snapshot after `cursor_expired`.
+    case feed(collection: String)
+    /// A download query's cursors (`cairn_download_queries`) and the records it holds.
+    case query(name: String, collection: String, phase: DownloadQueryTable.Phase)
+
+    /// The collection whose rows the page writes.
+    var collection: String {
+        switch self {
+        case .feed(let collection), .query(_, let collection, _): collection
+        }
+    }
+}
+
 extension LocalStore {
     /// A collection's download state.
     func pullState(_ collection: String) throws -> CollectionPullState {
-        try writer.read { db in try cursors.state(db, collection) }
+        try writer.read { db in try collectionStates.state(db, collection) }
     }
 
     /// Starts over with a snapshot after `410 cursor_expired`: local records absent from the snapshot are dropped
     /// when it completes (records with pending changes are kept).
     func beginResync(_ collection: String) throws {
-        try writer.write { db in try cursors.beginResync(db, collection) }
+        try writer.write { db in try collectionStates.beginResync(db, collection) }
     }
 
     /// Notes that a pull of `collection` started (for `hasPendingDownload` after a crash).
     func markPulling(_ collection: String) throws {
-        try writer.write { db in try cursors.markPulling(db, collection) }
+        try writer.write { db in try collectionStates.markPulling(db, collection) }
     }
 
     /// Reads a pulled page (no database access: it may run while another page is being applied).
@@ -49,31 +66,36 @@ extension LocalStore {
         return PulledPage(changes: page.changes, cursor: cursor, hasMore: hasMore, bytes: body.count)
     }
 
-    /// Applies a scanned page and its cursor in one transaction. Records with local changes keep showing them;
-    /// only their server state moves on.
-    func applyPage(_ page: PulledPage, collection name: String) throws -> AppliedPage {
-        let table = try self.table(name)
+    /// Applies a scanned page and moves its cursor in one transaction: the one path of every source of pages. Each
+    /// change goes through ``PulledChangeWriter`` (records with local changes keep showing them; only their server
+    /// state moves on), then the cursor's own bookkeeping runs, then the file overlays of the page's records.
+    func apply(_ page: PulledPage, to cursor: PageCursor) throws -> AppliedPage {
+        let table = try self.table(cursor.collection)
         let date = now
         return try writeBookkeeping { db in
-            let pendingIDs = try shadows.recordIDs(db, collection: name)
-            let rows = try table.pulledRowWriter(db)
-            for change in page.changes {
-                if pendingIDs.contains(change.id) {
-                    try shadows.moveServerState(db, collection: name, to: change)
-                } else {
-                    try rows.write(change)
-                }
-            }
-            if try cursors.noteListed(db, name, ids: page.changes.lazy.filter { !$0.removed }.map(\.id)), !page.hasMore {
-                // The fresh snapshot is complete: what it did not list is gone, unless it holds local changes.
-                try table.removeUnlisted(db)
-                try shadows.markServerDeleted(db, collection: name, unlessListedIn: CursorTable.listedIDsSQL)
-                try cursors.endResync(db, name)
+            let changes = try PulledChangeWriter(db, table: table, shadows: shadows)
+            switch cursor {
+            case .feed:
+                try applyFeedPage(db, page, changes: changes, at: date)
+            case .query(let name, _, let phase):
+                try downloadQueries.applyPage(db, page, query: name, phase: phase, changes: changes, at: date)
             }
             try applyFileOverlays(db, table: table, ids: page.changes.lazy.map(\.id))
-            try cursors.commit(db, name, cursor: page.cursor, hasMore: page.hasMore, at: date)
             return AppliedPage(changes: page.changes.count, bytes: page.bytes, hasMore: page.hasMore)
         }
+    }
+
+    /// A page of the collection's feed: its changes, then, when it ends a fresh snapshot, what the snapshot did not
+    /// list goes (unless it holds local changes), and the cursor moves.
+    private func applyFeedPage(_ db: Database, _ page: PulledPage, changes: PulledChangeWriter, at date: Date) throws {
+        let name = changes.table.name
+        for change in page.changes { try changes.write(change) }
+        if try collectionStates.noteListed(db, name, ids: page.changes.lazy.filter { !$0.removed }.map(\.id)), !page.hasMore {
+            try changes.table.removeUnlisted(db)
+            try shadows.markServerDeleted(db, collection: name, unlessListedIn: CollectionStateTable.listedIDsSQL)
+            try collectionStates.endResync(db, name)
+        }
+        try collectionStates.commit(db, name, cursor: page.cursor, hasMore: page.hasMore, at: date)
     }
 
     /// The `(id, version)` pairs of the server states this replica holds, for ``CollectionDigest``.
@@ -88,16 +110,12 @@ extension LocalStore {
     func applyFetched(_ change: ScannedChange?, collection name: String, id: String) throws {
         let table = try self.table(name)
         try writeBookkeeping { db in
-            let pending = try shadows.recordIDs(db, collection: name).contains(id)
+            let changes = try PulledChangeWriter(db, table: table, shadows: shadows)
             guard let change else {
-                if !pending { try table.pulledRowWriter(db).write(ScannedChange(id: id, version: 0, removed: true, fields: [])) }
+                try changes.removeUnlessPending(id)
                 return
             }
-            if pending {
-                try shadows.moveServerState(db, collection: name, to: change)
-            } else {
-                try table.pulledRowWriter(db).write(change)
-            }
+            try changes.write(change)
             try applyFileOverlays(db, table: table, ids: [id])
         }
     }

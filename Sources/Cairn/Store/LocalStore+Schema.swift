@@ -18,9 +18,9 @@ extension LocalStore {
                 let migrated = try table.migrate(db)
                 try localIndexes.apply(db, to: table)
                 if migrated || previous?.collection(named: collection.name) == nil { changed.append(collection.name) }
-                try cursors.register(db, collection.name)
+                try collectionStates.register(db, collection.name)
             }
-            for name in changed { try cursors.markNeedsPull(db, name) }
+            for name in changed { try collectionStates.markNeedsPull(db, name) }
             try metaTable.set(db, .schema, String(decoding: try CairnJSON.encode(schema), as: UTF8.self))
             try metaTable.set(db, .schemaETag, etag)
             return changed

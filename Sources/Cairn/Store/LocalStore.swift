@@ -24,13 +24,15 @@ final class LocalStore: Sendable {
     let configuration: StoreConfiguration
     /// Marks a file store open while it lives, and keeps an encrypted one registered with the store cipher.
     let lease: OpenStoreFiles.Lease?
+    /// Where the sync engine's transactions run (``offPool(_:)``).
+    private let blockingWork = BlockingQueue(label: "cairn.store")
 
     /// Facts about the store: owner, server, schema, client id.
     let metaTable = MetaTable()
     /// The key of the store's sealed files (``fileSealing``).
     let fileKey = Mutex<FileSealing?>(nil)
-    /// Pull cursors and resync state.
-    let cursors = CursorTable()
+    /// Each collection's pull cursor and resync state (`cairn_collections`).
+    let collectionStates = CollectionStateTable()
     /// The upload queue and attempt counts.
     let queue = QueueTable()
     /// Rejected uploads.
@@ -39,8 +41,8 @@ final class LocalStore: Sendable {
     let shadows = ShadowTable()
     /// Resolved conflicts.
     let conflictLog = ConflictTable()
-    /// Sync runs.
-    let syncHistory = HistoryTable()
+    /// Sync runs (`cairn_events`).
+    let events = EventTable()
     /// Queued, failed and completed file uploads.
     let fileUploads = FileUploadTable()
     /// Files kept on this device.
@@ -53,7 +55,7 @@ final class LocalStore: Sendable {
     let downloadQueries = DownloadQueryTable()
 
     /// Cairn's own tables, each once; the collection tables of the current schema follow them in ``registry``.
-    var ownTables: [any StoreTable] { [metaTable, cursors, queue, failed, shadows, conflictLog, syncHistory, fileUploads, fileCache, localIndexes, jsonCaches, downloadQueries] }
+    var ownTables: [any StoreTable] { [metaTable, collectionStates, queue, failed, shadows, conflictLog, events, fileUploads, fileCache, localIndexes, jsonCaches, downloadQueries] }
 
     /// Every table the store holds: Cairn's own, then one per collection of the current schema. Wiping walks it.
     var registry: [any StoreTable] {
@@ -88,7 +90,7 @@ final class LocalStore: Sendable {
         self.lease = lease
         // Filters compare date-times with Cairn's SQL function. Stores opened with `open` add it to every connection;
         // an injected single-connection writer (a `DatabaseQueue`) gets it here.
-        if writer is DatabaseQueue { try writer.writeWithoutTransaction { db in SQLiteFunctions.register(db) } }
+        if writer is DatabaseQueue { writer.writeWithoutTransaction { db in SQLiteFunctions.register(db) } }
         try LocalMigrations.migrator.migrate(writer)
         let (schemaText, clientID) = try writer.read { db in
             (try metaTable.value(db, .schema), try metaTable.value(db, .clientID))
@@ -176,6 +178,17 @@ final class LocalStore: Sendable {
             }
             return result!
         }
+    }
+
+    /// Runs store work on the store's own queue, off Swift's cooperative pool: the sync engine's transactions go
+    /// through here, so a pull or push waiting for SQLite's lock or the disk holds none of the threads an app's
+    /// tasks run on.
+    ///
+    /// ```swift
+    /// let applied = try await store.offPool { try $0.apply(page, to: .feed(collection: "notes")) }
+    /// ```
+    func offPool<T: Sendable>(_ work: @escaping @Sendable (LocalStore) throws -> T) async throws -> T {
+        try await blockingWork.run { try work(self) }
     }
 
     /// Copies the write-ahead log back into the database when nobody is reading, so it does not grow between

@@ -2,14 +2,6 @@ import CairnProtocol
 import Foundation
 
 extension SyncEngine {
-    /// Downloads and reads one page in the background.
-    nonisolated func fetchPage(_ collection: String, since: String?, limit: Int, filter: Filter?) -> Task<PulledPage, any Error> {
-        Task { [api, store] in
-            let body = try await api.changes(collection: collection, since: since, limit: limit, filter: filter)
-            return try store.scan(body, collection: collection)
-        }
-    }
-
     /// The collections to pull: the given ones, or every collection ordered by the download phases.
     func pullOrder(_ collections: [String]?) -> [String] {
         if let collections { return collections }
@@ -21,51 +13,89 @@ extension SyncEngine {
         return ordered + all.filter { !ordered.contains($0) }
     }
 
-    /// Pulls each collection page by page; each page and its cursor commit together, so an interruption costs at
-    /// most one page.
+    /// Pulls each collection: from its feed, or, for a collection pulled through download queries, from each query in
+    /// turn, then sweeps the records no query holds (once all have pulled) and notes the collection pulled.
     func pull(_ collections: [String]?, into summary: inout SyncSummary) async throws {
         let pageSize = min(max(configuration.pageSize, 1), 10_000)
         for name in pullOrder(collections) {
-            if try DownloadQueryStore(store: store).isPartial(name) {
-                try await pullThroughQueries(name, pageSize: pageSize, into: &summary)
+            let (firstPullDone, queries) = try await store.offPool { store in
+                let queries = DownloadQueryStore(store: store)
+                return (try store.pullState(name).firstPullDone, try queries.isPartial(name) ? try queries.states(collection: name) : nil)
+            }
+            await status.update { $0.collections[name] = CollectionProgress(firstPullCompleted: firstPullDone) }
+            try await store.offPool { try $0.markPulling(name) }
+            if let queries {
+                for query in queries {
+                    await status.update { $0.downloadQueries[query.name] = CollectionProgress(firstPullCompleted: query.firstPullDone) }
+                    guard try await pull(from: DownloadQuerySource(name: query.name, collection: name), pageSize: pageSize, into: &summary) else {
+                        continue
+                    }
+                    await status.update { $0.downloadQueries[query.name, default: CollectionProgress()].firstPullCompleted = true }
+                }
+                try await store.offPool { try DownloadQueryStore(store: $0).finishPull(name) }
+            } else {
+                try await pull(from: FeedSource(collection: name), pageSize: pageSize, into: &summary)
+            }
+            await status.update { $0.collections[name, default: CollectionProgress()].firstPullCompleted = true }
+            if !firstPullDone { await status.emit(.firstPullCompleted(collection: name)) }
+        }
+    }
+
+    /// The one pull loop: pulls `source` page by page until its last page. Each page and its cursor commit together,
+    /// so an interruption costs at most one page; the next page downloads and is read while this one is written; one
+    /// `410 cursor_expired` starts the source over. The store's work runs on its own queue, off the cooperative pool.
+    ///
+    /// - Returns: false when the source had nothing to pull (a download query deleted meanwhile).
+    @discardableResult
+    func pull(from source: some PageSource, pageSize: Int, into summary: inout SyncSummary) async throws -> Bool {
+        var expiredOnce = false
+        var prefetched: (request: PageRequest, page: Task<PulledPage, any Error>)?
+        defer { prefetched?.page.cancel() }
+        while true {
+            try Task.checkCancellation()
+            guard let request = try await store.offPool({ try source.nextRequest($0) }) else { return false }
+            let fetch: Task<PulledPage, any Error>
+            if let ahead = prefetched, ahead.request == request {
+                fetch = ahead.page
+            } else {
+                // The cursors moved another way meanwhile (a resync, a changed filter): the page fetched ahead is not the next.
+                prefetched?.page.cancel()
+                fetch = fetchPage(request, limit: pageSize)
+            }
+            prefetched = nil
+            let page: PulledPage
+            do {
+                page = try await fetch.value
+            } catch let error as CairnError where error.code == .cursorExpired && !expiredOnce {
+                expiredOnce = true
+                try await store.offPool { try source.restart(after: request, $0) }
                 continue
             }
-            let firstPullDone = try store.pullState(name).firstPullDone
-            await status.update { $0.collections[name] = CollectionProgress(firstPullCompleted: firstPullDone) }
-            try store.markPulling(name)
-            var expiredOnce = false
-            var prefetched: Task<PulledPage, any Error>?
-            defer { prefetched?.cancel() }
-            while true {
-                try Task.checkCancellation()
-                let state = try store.pullState(name)
-                let page: PulledPage
-                do {
-                    // The next page downloads and is read while this one is written.
-                    let fetch = prefetched ?? fetchPage(name, since: state.cursor, limit: pageSize, filter: nil)
-                    prefetched = nil
-                    page = try await fetch.value
-                } catch let error as CairnError where error.code == .cursorExpired && !expiredOnce {
-                    // Too old: take a fresh snapshot of this collection only, keeping pending changes.
-                    expiredOnce = true
-                    try store.beginResync(name)
-                    continue
-                }
-                if page.hasMore { prefetched = fetchPage(name, since: page.cursor, limit: pageSize, filter: nil) }
-                await status.update {
-                    $0.collections[name, default: CollectionProgress()].downloadedBytes += page.bytes
-                    $0.collections[name, default: CollectionProgress()].downloadedRecords += page.changes.count
-                }
-                let applied = try store.applyPage(page, collection: name)
-                summary.pulled += applied.changes
-                let firstDone = !applied.hasMore && !state.firstPullDone
-                await status.update {
-                    $0.collections[name, default: CollectionProgress()].appliedRecords += applied.changes
-                    if !applied.hasMore { $0.collections[name, default: CollectionProgress()].firstPullCompleted = true }
-                }
-                if firstDone { await status.emit(.firstPullCompleted(collection: name)) }
-                if !applied.hasMore { break }
+            if page.hasMore {
+                let next = request.next(after: page)
+                prefetched = (next, fetchPage(next, limit: pageSize))
             }
+            let (bytes, records) = (page.bytes, page.changes.count)
+            await status.update { status in
+                source.count(in: &status) {
+                    $0.downloadedBytes += bytes
+                    $0.downloadedRecords += records
+                }
+            }
+            let applied = try await store.offPool { try $0.apply(page, to: request.cursor) }
+            summary.pulled += applied.changes
+            await status.update { status in source.count(in: &status) { $0.appliedRecords += applied.changes } }
+            if source.isLast(page, of: request) { return true }
+        }
+    }
+
+    /// Downloads and reads one page in the background; the reading runs on a queue of its own, off the cooperative
+    /// pool and beside the store's work, so a page is read while the one before it is written.
+    nonisolated func fetchPage(_ request: PageRequest, limit: Int) -> Task<PulledPage, any Error> {
+        Task { [api, store, pageReader] in
+            let collection = request.cursor.collection
+            let body = try await api.changes(collection: collection, since: request.since, limit: limit, filter: request.filter)
+            return try await pageReader.run { try store.scan(body, collection: collection) }
         }
     }
 }

@@ -10,26 +10,22 @@ extension SyncEngine {
         // so the server is never idle while the client writes.
         var inFlight: [(batch: [PendingOperation], upload: Task<[ScannedResult], any Error>)] = []
         defer { for entry in inFlight { entry.upload.cancel() } }
-        func fill(excluding answered: [PendingOperation]) throws {
-            while inFlight.count < 2 {
-                let newest = (inFlight.flatMap { $0.batch.map(\.sequence) } + answered.map(\.sequence)).max() ?? 0
-                let batch = try store.takeBatch(limit: batchSize, after: newest)
-                guard !batch.isEmpty else { return }
-                inFlight.append((batch, Task { try await self.upload(batch) }))
-            }
-        }
         while true {
             try Task.checkCancellation()
-            try fill(excluding: [])
+            for batch in try await takeBatches(2 - inFlight.count, size: batchSize, after: inFlight.flatMap(\.batch)) {
+                inFlight.append((batch, Task { try await self.upload(batch) }))
+            }
             guard !inFlight.isEmpty else { return }
             let (batch, upload) = inFlight.removeFirst()
             let results = try await upload.value
-            try fill(excluding: batch)
-            let conflicts = try store.recordAnswers(results, for: batch)
+            for next in try await takeBatches(2 - inFlight.count, size: batchSize, after: inFlight.flatMap(\.batch) + batch) {
+                inFlight.append((next, Task { try await self.upload(next) }))
+            }
+            let conflicts = try await store.offPool { try $0.recordAnswers(results, for: batch) }
             summary.pushed += results.filter { $0.status == .applied }.count
             summary.failed += results.filter { $0.status == .rejected }.count
             for (operation, current) in conflicts {
-                let conflict = try store.conflict(for: operation, current: current)
+                let conflict = try await store.offPool { try $0.conflict(for: operation, current: current) }
                 let resolver = configuration.collectionResolvers[operation.collection] ?? configuration.conflictResolver
                 let resolution: Resolution
                 do {
@@ -40,12 +36,30 @@ extension SyncEngine {
                         .resolverFailed, "The conflict resolver for \(operation.collection) threw \(type(of: error)); the change stays queued",
                         details: ["collection": .string(operation.collection), "id": .string(operation.recordID)], cause: error)
                 }
-                try store.resolve(conflict, resolution: resolution, current: current)
+                try await store.offPool { try $0.resolve(conflict, resolution: resolution, current: current) }
                 summary.conflicts += 1
                 await status.emit(.conflictResolved(collection: operation.collection, id: operation.recordID, resolution: resolution.kind))
             }
             let applied = results.filter { $0.status == .applied }.count
             await status.update { $0.pendingUploads = max(0, $0.pendingUploads - applied) }
+        }
+    }
+
+    /// Takes up to `count` batches from the queue, newer than the operations `taken` (sent or being sent), in one
+    /// turn on the store's queue.
+    private func takeBatches(_ count: Int, size: Int, after taken: [PendingOperation]) async throws -> [[PendingOperation]] {
+        guard count > 0 else { return [] }
+        let newest = taken.map(\.sequence).max() ?? 0
+        return try await store.offPool { store in
+            var batches: [[PendingOperation]] = []
+            var after = newest
+            while batches.count < count {
+                let batch = try store.takeBatch(limit: size, after: after)
+                guard let last = batch.map(\.sequence).max() else { break }
+                batches.append(batch)
+                after = last
+            }
+            return batches
         }
     }
 }

@@ -17,6 +17,8 @@ actor SyncEngine {
     let api: RemoteAPI
     let configuration: CairnConfiguration
     let status: StatusCenter
+    /// Where pulled pages are read, off the cooperative pool and beside the store's queue.
+    let pageReader = BlockingQueue(label: "cairn.pages")
     private var running: (id: UUID, scope: SyncScope, task: Task<SyncSummary, any Error>)?
     /// The client that owns this engine, for automatic sync tasks (weak: the client owns the engine).
     let owner = WeakClient()
@@ -58,7 +60,7 @@ actor SyncEngine {
     }
 
     private func perform(_ scope: SyncScope) async throws -> SyncSummary {
-        let historyID = try? store.beginHistory(kind: scope.kind)
+        let historyID = try? await store.offPool { try $0.beginHistory(kind: scope.kind) }
         let attempt = await status.begin(at: configuration.wallClock.now())
         await status.emit(.started)
         var summary = SyncSummary()
@@ -77,24 +79,29 @@ actor SyncEngine {
             if scope.pull, scope.collections == nil, let client = owner.client {
                 for task in configuration.automaticTasks { try await task.run(client) }
             }
-            try? store.endHistory(historyID ?? 0, summary: summary, error: nil)
-            store.checkpoint()
-            await status.end(attempt, at: configuration.wallClock.now(), error: nil, counts())
+            let counts = try? await store.offPool { [summary] store in
+                try? store.endHistory(historyID ?? 0, summary: summary, error: nil)
+                store.checkpoint()
+                return try store.counts()
+            }
+            await status.end(attempt, at: configuration.wallClock.now(), error: nil, Self.apply(counts))
             await status.emit(.completed(summary))
             return summary
         } catch {
             let cairnError = CairnError(wrapping: error)
             let body = ErrorBody(code: cairnError.code, message: cairnError.message, details: cairnError.details)
-            try? store.endHistory(historyID ?? 0, summary: summary, error: "\(cairnError.code): \(cairnError.message)")
-            await status.end(attempt, at: configuration.wallClock.now(), error: body, counts())
+            let counts = try? await store.offPool { [summary] store in
+                try? store.endHistory(historyID ?? 0, summary: summary, error: "\(cairnError.code): \(cairnError.message)")
+                return try store.counts()
+            }
+            await status.end(attempt, at: configuration.wallClock.now(), error: body, Self.apply(counts))
             await status.emit(.failed(body))
             throw cairnError
         }
     }
 
-    /// A status change that puts the store's queue counts, read now, into the status.
-    private func counts() -> @Sendable (inout SyncStatus) -> Void {
-        let counts = try? store.counts()
+    /// A status change that puts the store's queue counts (read with the run's last store work) into the status.
+    private static func apply(_ counts: (pending: Int, failed: Int)?) -> @Sendable (inout SyncStatus) -> Void {
         return {
             $0.pendingUploads = counts?.pending ?? $0.pendingUploads
             $0.failedUploads = counts?.failed ?? $0.failedUploads
@@ -103,9 +110,9 @@ actor SyncEngine {
 
     /// Fetches the schema when it changed (ETag) and migrates the local tables.
     func refreshSchema() async throws {
-        let etag = try store.meta(.schemaETag)
+        let etag = try await store.offPool { try $0.meta(.schemaETag) }
         if let (schema, newETag) = try await api.schema(etag: store.schema == nil ? nil : etag) {
-            let changed = try store.apply(schema: schema, etag: newETag)
+            let changed = try await store.offPool { try $0.apply(schema: schema, etag: newETag) }
             if !changed.isEmpty {
                 await status.update { $0.changedCollections = changed }
                 await status.emit(.schemaChanged(collections: changed))

@@ -61,9 +61,8 @@ struct StoreRegistryTests {
         try cache.cache([["id": "e-1", "a": "x"]])
         let queries = DownloadQueryStore(store: store)
         try queries.create(name: "q", collection: "tasks", filter: .condition("done", .eq, false))
-        let query = try #require(try queries.state("q"))
         let page = try store.scan(Data(#"{"changes":[{"id":"t-2","version":4,"data":{"done":false}}],"cursor":"q1","hasMore":false}"#.utf8), collection: "tasks")
-        _ = try queries.apply(page, query: query, phase: .main)
+        _ = try store.apply(page, to: .query(name: "q", collection: "tasks", phase: .main(snapshot: false)))
         let tables = try Self.tables(store)
         for table in tables { #expect(try test.count(table) > 0, "\(table) holds rows before the wipe") }
 

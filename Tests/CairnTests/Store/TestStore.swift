@@ -45,6 +45,13 @@ struct TestStore {
 
     // MARK: Pulling
 
+    /// True while the store notes a pull of `collection` under way (the `pulling` column of `cairn_collections`).
+    func pulling(_ collection: String) throws -> Bool {
+        try store.writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT pulling FROM cairn_collections WHERE name = ?", arguments: [collection]) ?? false
+        }
+    }
+
     /// A change of a pulled page: a record state, or a tombstone when `data` is `nil`.
     struct Change {
         var id: String
@@ -68,7 +75,7 @@ struct TestStore {
             objects.append(.object(object))
         }
         let body = JSONValue.object(["changes": .array(objects), "cursor": .string(cursor), "hasMore": .bool(hasMore)]).jsonText()
-        return try store.applyPage(try store.scan(Data(body.utf8), collection: collection), collection: collection)
+        return try store.apply(try store.scan(Data(body.utf8), collection: collection), to: .feed(collection: collection))
     }
 
     // MARK: Pushing

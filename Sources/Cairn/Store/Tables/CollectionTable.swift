@@ -134,7 +134,7 @@ struct CollectionTable: StoreTable {
                 WHERE id = ? AND (? OR cairn_data = ?)
                 """
             syncColumns = "UPDATE \(table) SET cairn_version = ?, cairn_updated_at = ?, cairn_updated_by = ? WHERE id = ?"
-            deleteUnlisted = "DELETE FROM \(table) WHERE cairn_pending = 0 AND id NOT IN (\(CursorTable.listedIDsSQL))"
+            deleteUnlisted = "DELETE FROM \(table) WHERE cairn_pending = 0 AND id NOT IN (\(CollectionStateTable.listedIDsSQL))"
             serverStates = """
                 SELECT id, cairn_version FROM \(table)
                 WHERE id NOT IN (SELECT record_id FROM cairn_shadow WHERE collection = ?1)

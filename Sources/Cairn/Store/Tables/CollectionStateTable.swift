@@ -10,15 +10,13 @@ struct CollectionPullState: Sendable, Hashable {
     var firstPullDone: Bool
     /// True while the collection must be pulled again (new, gained fields, or a pull did not finish).
     var needsPull: Bool
-    /// True while a pull is under way (still true after a crash during one).
-    var pulling: Bool
     /// True while a fresh snapshot replaces the local records.
     var resyncing: Bool
 }
 
-/// The pull cursors of each collection (`cairn_collections`) and, while a fresh snapshot is being taken, the ids it
-/// listed so far (`cairn_resync`).
-struct CursorTable: StoreTable {
+/// The download state of each collection (`cairn_collections`: its pull cursor, whether a pull is due or under way)
+/// and, while a fresh snapshot is being taken, the ids it listed so far (`cairn_resync`).
+struct CollectionStateTable: StoreTable {
     var tableNames: [String] { ["cairn_collections", "cairn_resync"] }
 
     /// Its part of the first migration.
@@ -44,12 +42,12 @@ struct CursorTable: StoreTable {
     /// The download state of `collection` (a collection never seen needs a pull).
     func state(_ db: Database, _ collection: String) throws -> CollectionPullState {
         guard let row = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT cursor, first_pull_done, needs_pull, pulling, resyncing FROM cairn_collections WHERE name = ?"),
+            db.cachedStatement(sql: "SELECT cursor, first_pull_done, needs_pull, resyncing FROM cairn_collections WHERE name = ?"),
             arguments: [collection])
         else {
-            return CollectionPullState(cursor: nil, firstPullDone: false, needsPull: true, pulling: false, resyncing: false)
+            return CollectionPullState(cursor: nil, firstPullDone: false, needsPull: true, resyncing: false)
         }
-        return CollectionPullState(cursor: row[0], firstPullDone: row[1], needsPull: row[2], pulling: row[3], resyncing: row[4])
+        return CollectionPullState(cursor: row[0], firstPullDone: row[1], needsPull: row[2], resyncing: row[3])
     }
 
     /// Starts keeping the state of `collection`, if not already kept.

@@ -13,6 +13,14 @@ import GRDB
 /// Wiping the store (a user switch) forgets the queries with everything else; those of
 /// ``CairnConfiguration/downloadFilters`` are made again when the store opens.
 struct DownloadQueryTable: StoreTable {
+    /// Which part of a query a page belongs to.
+    enum Phase: Sendable, Hashable {
+        /// The query's feed; `snapshot` while a fresh snapshot lists its records again.
+        case main(snapshot: Bool)
+        /// The snapshot of the records a changed filter adds.
+        case widening
+    }
+
     /// A query's stored state.
     struct State: Sendable, Hashable {
         var name: String
@@ -164,8 +172,12 @@ struct DownloadQueryTable: StoreTable {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cairn_query_members WHERE query = ?", arguments: [query]) ?? 0
     }
 
-    /// The members subquery of one query, for SQL over a collection table: `?` is the query's name.
-    static let membersSQL = "SELECT record_id FROM cairn_query_members WHERE query = ?"
+    /// The members of `query` whose local rows match `filter` (a query over their collection table).
+    func members(_ db: Database, query: String, matching filter: LocalQuerySQL) throws -> [String] {
+        try String.fetchAll(
+            db, sql: "SELECT t.id" + filter.fromWhere + " AND t.id IN (SELECT record_id FROM cairn_query_members WHERE query = ?)",
+            arguments: filter.arguments + [query])
+    }
 
     /// Deletes a record's row from its collection table when no query holds it and it has no local change.
     func evictIfOrphan(_ db: Database, table: CollectionTable, id: String) throws {
@@ -173,6 +185,37 @@ struct DownloadQueryTable: StoreTable {
             DELETE FROM \(table.quotedName) WHERE id = ?1 AND cairn_pending = 0
               AND NOT EXISTS (SELECT 1 FROM cairn_query_members WHERE collection = ?2 AND record_id = ?1)
             """).execute(arguments: [id, table.name])
+    }
+
+    // MARK: Pulled pages
+
+    /// A page of `query`, in the transaction of ``LocalStore/apply(_:to:)``: records join the query, tombstones leave
+    /// every query, `gone` markers leave this one; a finished snapshot drops the members it did not list; the cursor
+    /// of `phase` moves; a record no query holds any more leaves the device unless it has local changes.
+    func applyPage(_ db: Database, _ page: PulledPage, query: String, phase: Phase, changes: PulledChangeWriter, at date: Date) throws {
+        let collection = changes.table
+        var leaving: [String] = []
+        for change in page.changes {
+            if change.gone {
+                try removeMember(db, query: query, id: change.id)
+                leaving.append(change.id)
+                continue
+            }
+            if change.removed {
+                try removeRecord(db, collection: collection.name, id: change.id)
+            } else {
+                try addMember(db, query: query, collection: collection.name, id: change.id)
+            }
+            try changes.write(change)
+        }
+        switch phase {
+        case .main(let snapshot):
+            if snapshot, !page.hasMore { leaving += try removeUnlisted(db, query: query) }
+            try commit(db, query, cursor: page.cursor, hasMore: page.hasMore, at: date)
+        case .widening:
+            try commitWidening(db, query, cursor: page.cursor, hasMore: page.hasMore, at: date)
+        }
+        for id in leaving { try evictIfOrphan(db, table: collection, id: id) }
     }
 
     // MARK: Partial collections

@@ -2,8 +2,8 @@ import CairnProtocol
 import Foundation
 import GRDB
 
-/// The persisted history of sync runs (`cairn_events`), bounded to the newest runs.
-struct HistoryTable: StoreTable {
+/// The persisted history of sync runs, one event each (`cairn_events`), bounded to the newest runs.
+struct EventTable: StoreTable {
     var tableNames: [String] { ["cairn_events"] }
 
     /// Its part of the first migration.

@@ -1,0 +1,22 @@
+import CairnProtocol
+import Foundation
+
+/// A collection's changes feed, from its cursor in `cairn_collections`; after `cursor_expired`, a fresh snapshot
+/// that replaces the local records (keeping those with local changes).
+struct FeedSource: PageSource {
+    let collection: String
+
+    func nextRequest(_ store: LocalStore) throws -> PageRequest? {
+        PageRequest(cursor: .feed(collection: collection), since: try store.pullState(collection).cursor, filter: nil)
+    }
+
+    func restart(after request: PageRequest, _ store: LocalStore) throws {
+        try store.beginResync(collection)
+    }
+
+    func isLast(_ page: PulledPage, of request: PageRequest) -> Bool { !page.hasMore }
+
+    func count(in status: inout SyncStatus, _ change: (inout CollectionProgress) -> Void) {
+        change(&status.collections[collection, default: CollectionProgress()])
+    }
+}

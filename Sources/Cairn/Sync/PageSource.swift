@@ -1,0 +1,38 @@
+import CairnProtocol
+import Foundation
+
+/// A request for one page: the cursor it moves, where the feed continues (`nil`: a fresh snapshot), and the filter
+/// of the records it selects.
+struct PageRequest: Sendable, Hashable {
+    var cursor: PageCursor
+    var since: String?
+    var filter: Filter?
+
+    /// The request of the page that follows `page` from the same source.
+    func next(after page: PulledPage) -> PageRequest {
+        var next = self
+        next.since = page.cursor
+        return next
+    }
+}
+
+/// Where pulled pages come from: the collection's changes feed (``FeedSource``) or a download query
+/// (``DownloadQuerySource``); a server-built snapshot or a change of the user's data rules would be another.
+///
+/// The engine's one pull loop (``SyncEngine/pull(from:pageSize:into:)``) asks a source for its next request from the
+/// stored cursors, downloads the page, and applies it through the store's one apply path
+/// (``LocalStore/apply(_:to:)``), which moves the request's cursor in the same transaction.
+protocol PageSource: Sendable {
+    /// The request for the next page, read from the stored cursors; `nil` when there is nothing to pull (a download
+    /// query deleted meanwhile). Runs on the store's queue.
+    func nextRequest(_ store: LocalStore) throws -> PageRequest?
+
+    /// Starts the source over after `410 cursor_expired` answered `request`. Runs on the store's queue.
+    func restart(after request: PageRequest, _ store: LocalStore) throws
+
+    /// True when `page`, which answered `request`, ends the source's pull.
+    func isLast(_ page: PulledPage, of request: PageRequest) -> Bool
+
+    /// Applies `change` to each progress entry of `status` a page of this source counts in.
+    func count(in status: inout SyncStatus, _ change: (inout CollectionProgress) -> Void)
+}

@@ -1,0 +1,46 @@
+import Cairn
+import CairnProtocol
+import CairnServer
+import CairnTesting
+import Foundation
+import Testing
+
+@Suite("A long pull and the app's other tasks")
+struct LongPullTests {
+    static let records = 50_000
+
+    @Test("while a 50,000-record pull applies, a task that needs a cooperative thread every millisecond is never delayed by more than 50 ms")
+    func pullLeavesCooperativePoolFree() async throws {
+        let fixture = try await Fixture.start { $0.maximumBatchOperations = 10_000; $0.maximumBatchBytes = 64 * 1024 * 1024 }
+        defer { Task { await fixture.stop() } }
+        // Seeded on the server in a few large batches.
+        for start in stride(from: 0, to: Self.records, by: 10_000) {
+            let operations = (start..<start + 10_000).map { index in
+                SyncOperation(opId: newOpID(), collection: "logs", id: "log-\(index)", op: .create, data: ["message": .string("entry \(index)")])
+            }
+            let results = try await fixture.push("alice", operations)
+            #expect(results.allSatisfy { $0.status == .applied })
+        }
+        let bob = try await fixture.client("bob") { $0.pageSize = 10_000 }
+
+        // Needs a cooperative thread every millisecond, and notes the longest it waited beyond that.
+        let probe = Task {
+            let clock = ContinuousClock()
+            var longest = Duration.zero
+            var last = clock.now
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(1))
+                let now = clock.now
+                longest = max(longest, now - last - .milliseconds(1))
+                last = now
+            }
+            return longest
+        }
+        let pulled = try await bob.pull(["logs"])
+        probe.cancel()
+        let longest = await probe.value
+        print("longest delay of a cooperative task during a \(Self.records)-record pull: \(longest)")
+        #expect(pulled.pulled == Self.records)
+        #expect(longest < .milliseconds(50))
+    }
+}
