@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 /// Platforms where the SDK talks HTTP through AsyncHTTPClient (Apple platforms use URLSession).
@@ -123,3 +123,13 @@ let package = Package(
         ),
     ]
 )
+
+// The project's own code builds without warnings: any warning in Sources/ fails the build (and CI). Packages that
+// depend on Cairn are not affected: SwiftPM ignores warning settings of dependencies.
+for target in package.targets where target.type != .test {
+    if target.name.hasPrefix("CC") {
+        target.cSettings = (target.cSettings ?? []) + [.treatAllWarnings(as: .error)]
+    } else {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+    }
+}
