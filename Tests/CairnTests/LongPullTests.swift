@@ -9,8 +9,42 @@ import Testing
 struct LongPullTests {
     static let records = 50_000
 
+    /// Set in the process of its own that measures (see ``pullLeavesCooperativePoolFree()``).
+    static let measuringVariable = "CAIRN_TEST_LONG_PULL_PROCESS"
+
     @Test("while a 50,000-record pull applies, a task that needs a cooperative thread every millisecond is never delayed by more than 50 ms")
     func pullLeavesCooperativePoolFree() async throws {
+        // The rest of the suite runs in parallel on the same two cooperative threads and would be measured too: on
+        // Linux the test runs again alone, in a process of its own (this test binary, filtered to this suite), and
+        // passes when that run passes.
+        #if os(Linux)
+        if ProcessInfo.processInfo.environment[Self.measuringVariable] == nil {
+            try await Self.measureInAProcessOfItsOwn()
+            return
+        }
+        #endif
+        try await measure()
+    }
+
+    #if os(Linux)
+    private static func measureInAProcessOfItsOwn() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-long-pull-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        var environment = ProcessInfo.processInfo.environment
+        environment[measuringVariable] = "1"
+        let child = try ChildProcess(
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+            arguments: ["--testing-library", "swift-testing", "--filter", "LongPullTests"], environment: environment,
+            output: .file(log), errors: .standardOutput)
+        let status = await child.exit()
+        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        for line in output.split(separator: "\n") where line.contains("longest delay") { print(line) }
+        #expect(status == 0, "the measuring process failed:\n\(output.suffix(4000))")
+        #expect(output.contains("longest delay"), "the measuring process did not measure:\n\(output.suffix(4000))")
+    }
+    #endif
+
+    private func measure() async throws {
         let fixture = try await Fixture.start { $0.maximumBatchOperations = 10_000; $0.maximumBatchBytes = 64 * 1024 * 1024 }
         defer { Task { await fixture.stop() } }
         // Seeded on the server in a few large batches.

@@ -143,6 +143,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// A short reason for a connection failure, without addresses or data.
     static func reason(_ error: any Error) -> String {
         if let error = error as? NIOConnectionError {
+            if systemError(error) == ECONNREFUSED { return "connection refused" }
             if let first = error.connectionErrors.first { return reason(first.error) }
             return error.dnsAAAAError != nil || error.dnsAError != nil ? "the host name did not resolve" : "no connection"
         }
@@ -158,9 +159,13 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         return String(describing: type(of: error))
     }
 
-    /// The system error under a connection failure (the first address's, when several were tried).
+    /// The system error under a connection failure. When several addresses were tried (`localhost` as `::1` and
+    /// `127.0.0.1`), a refusal by any of them wins: the host answered, and nothing listens there.
     static func systemError(_ error: any Error) -> Int32? {
-        if let error = error as? NIOConnectionError { return error.connectionErrors.first.flatMap { systemError($0.error) } }
+        if let error = error as? NIOConnectionError {
+            let codes = error.connectionErrors.compactMap { systemError($0.error) }
+            return codes.contains(ECONNREFUSED) ? ECONNREFUSED : codes.first
+        }
         return (error as? IOError)?.errnoCode
     }
 }

@@ -109,7 +109,8 @@ public enum ServerMigration {
     static func copyBytes(project: String, id: String, from source: any BlobStore, to target: any BlobStore) async throws -> Int64? {
         let size = try await source.size(project: project, id: id)
         var offset = try await target.size(project: project, id: id)
-        guard offset != size else { return nil }
+        // An empty file (or one with no bytes yet) still gets its blob, so later writes find it.
+        guard offset != size || size == 0 else { return nil }
         if offset == 0 || offset > size {
             // A fresh copy: the target makes its blob (a folder store its project's folder too).
             offset = 0

@@ -90,8 +90,10 @@ public protocol ServerStorage: Service, FileCatalog {
     /// Deletes tombstones changed before `tombstonesBefore` (remembering, per collection, the highest version
     /// deleted as ``FeedRows/purgedThrough``), operations remembered before `operationsBefore` and tokens expired
     /// at `now`. Clients' last pulled versions (``notePull(clientID:project:version:now:)``) decide how long
-    /// tombstones must be kept: one that a client seen since `tombstonesBefore` has not pulled yet stays (a client
-    /// that never pulled to the end holds none: it starts with a snapshot).
+    /// tombstones must be kept: one that a client seen within twice the retention (since
+    /// ``holdersSeenSince(tombstonesBefore:now:)``) has not pulled yet stays, so a device away longer than the
+    /// retention, but not twice as long, still pulls deltas (a client that never pulled to the end holds none: it
+    /// starts with a snapshot). A client seen since `tombstonesBefore` pulled past every tombstone older than it.
     func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport
 
     // MARK: Copying
@@ -158,5 +160,12 @@ public struct PurgeReport: Sendable, Equatable {
         self.tombstones = tombstones
         self.operations = operations
         self.tokens = tokens
+    }
+}
+
+extension ServerStorage {
+    /// The clients that hold tombstones in a purge: those seen since this date, twice the retention before `now`.
+    static func holdersSeenSince(tombstonesBefore: Date, now: Date) -> Date {
+        min(tombstonesBefore, tombstonesBefore.addingTimeInterval(-now.timeIntervalSince(tombstonesBefore)))
     }
 }

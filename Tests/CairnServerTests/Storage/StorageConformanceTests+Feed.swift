@@ -115,28 +115,31 @@ struct StorageFeedConformanceTests {
         }
     }
 
-    @Test("the purge keeps a tombstone that a client seen since the horizon has not pulled yet, and no longer once it has", arguments: StorageBackend.all)
+    @Test("the purge keeps a tombstone that a client seen within twice the retention has not pulled yet, and no longer once it has", arguments: StorageBackend.all)
     func purgeKeepsWhatClientsNeed(backend: StorageBackend) async throws {
         try await backend.withProjects { storage in
             try await Self.seed(storage)
-            let horizon = F.epoch + 3600
-            // Pulled to version 2, seen after the horizon: n3's tombstone (version 3) is not on it yet.
+            // A retention of an hour: the purge runs at epoch + 2 h, so tombstones before epoch + 1 h go, and clients
+            // seen since the epoch (twice the retention) hold what they have not pulled.
+            let (horizon, now) = (F.epoch + 3600, F.epoch + 7200)
+            // Pulled to version 2, then away for longer than the retention: n3's tombstone (version 3) is not on it yet.
             let behind = try await storage.registerClient(project: "field", user: "alice", device: nil, app: nil, now: F.epoch)
-            try await storage.notePull(clientID: behind, project: "field", version: 2, now: horizon + 60)
-            // Held by nobody: a client last seen before the horizon, one that never pulled to the end, one of another project.
-            let gone = try await storage.registerClient(project: "field", user: "bob", device: nil, app: nil, now: F.epoch)
-            try await storage.notePull(clientID: gone, project: "field", version: 1, now: F.epoch)
+            try await storage.notePull(clientID: behind, project: "field", version: 2, now: F.epoch + 10)
+            // Held by nobody: a client last seen more than twice the retention ago, one that never pulled to the end,
+            // one of another project.
+            let gone = try await storage.registerClient(project: "field", user: "bob", device: nil, app: nil, now: F.epoch - 60)
+            try await storage.notePull(clientID: gone, project: "field", version: 1, now: F.epoch - 60)
             _ = try await storage.registerClient(project: "field", user: "carol", device: nil, app: nil, now: horizon + 60)
             let other = try await storage.registerClient(project: "other", user: "dave", device: nil, app: nil, now: F.epoch)
             try await storage.notePull(clientID: other, project: "other", version: 1, now: horizon + 60)
 
-            var report = try await storage.purge(tombstonesBefore: horizon, operationsBefore: F.epoch, now: F.epoch)
+            var report = try await storage.purge(tombstonesBefore: horizon, operationsBefore: F.epoch, now: now)
             #expect(report.tombstones == 0)
             #expect(try await range(storage).rows.map(\.id) == ["n1", "n2", "n3", "n4"])
             #expect(try await range(storage).purgedThrough == 0)
 
             try await storage.notePull(clientID: behind, project: "field", version: 5, now: horizon + 120)
-            report = try await storage.purge(tombstonesBefore: horizon, operationsBefore: F.epoch, now: F.epoch)
+            report = try await storage.purge(tombstonesBefore: horizon, operationsBefore: F.epoch, now: now)
             #expect(report.tombstones == 1)
             #expect(try await range(storage).rows.map(\.id) == ["n1", "n2", "n4"])
             #expect(try await range(storage).purgedThrough == 3)

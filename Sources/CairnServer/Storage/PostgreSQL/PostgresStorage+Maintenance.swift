@@ -10,8 +10,9 @@ extension PostgresStorage {
     /// purge at once finds less or nothing to delete.
     public func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport {
         let horizon = tombstonesBefore.epochSeconds
+        let holdersSeenSince = Self.holdersSeenSince(tombstonesBefore: tombstonesBefore, now: now).epochSeconds
         return try await Self.transaction(client, logger: logger) { connection in
-            // `holds`: per project, the lowest version a client seen since the horizon pulled to (tombstones above it
+            // `holds`: per project, the lowest version a client seen within twice the retention pulled to (tombstones above it
             // stay; a client that never pulled to the end, at 0, starts with a snapshot, which needs none). The
             // purged tombstones raise, per collection, the highest version purged: cursors below it expire.
             let tombstones = try await Self.count(
@@ -19,7 +20,7 @@ extension PostgresStorage {
                 """
                 WITH holds AS (
                     SELECT project, min(last_pulled_version) AS pulled FROM clients
-                    WHERE last_seen >= \(horizon) AND last_pulled_version > 0 GROUP BY project),
+                    WHERE last_seen >= \(holdersSeenSince) AND last_pulled_version > 0 GROUP BY project),
                 purged AS (
                     DELETE FROM records WHERE deleted AND changed_at < \(horizon)
                     AND NOT EXISTS (SELECT 1 FROM holds WHERE holds.project = records.project AND records.version > holds.pulled)

@@ -5,10 +5,10 @@ import GRDB
 extension SQLiteStorage {
     /// Purges in one write transaction, comparing tombstones' `changed_at`, operations' `created_at` and tokens'
     /// `expires_at` (epoch seconds) with the three dates; a collection's `purged_through` only ever rises. A tombstone
-    /// that a client seen since `tombstonesBefore` has not pulled yet stays (``ServerStorage/purge(tombstonesBefore:operationsBefore:now:)``).
+    /// that a client seen within twice the retention has not pulled yet stays (``ServerStorage/purge(tombstonesBefore:operationsBefore:now:)``).
     public func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport {
         try await write { db in
-            // Per project, the lowest version a client seen since the horizon pulled to; tombstones above it stay.
+            // Per project, the lowest version a client seen within twice the retention pulled to; tombstones above it stay.
             try db.execute(sql: "DROP TABLE IF EXISTS temp.purge_holds")
             try db.execute(
                 sql: """
@@ -16,7 +16,7 @@ extension SQLiteStorage {
                     SELECT project, min(last_pulled_version) AS pulled FROM clients
                     WHERE last_seen >= ? AND last_pulled_version > 0 GROUP BY project
                     """,
-                arguments: [tombstonesBefore.epochSeconds])
+                arguments: [Self.holdersSeenSince(tombstonesBefore: tombstonesBefore, now: now).epochSeconds])
             let purgeable = """
                 deleted = 1 AND changed_at < ?
                 AND version <= coalesce((SELECT pulled FROM temp.purge_holds WHERE purge_holds.project = records.project), 9223372036854775807)
