@@ -51,7 +51,6 @@ struct TokenService: Sendable {
     static func hash(_ token: String) -> String { Hex.encode(SHA256.hash(data: Data(token.utf8))) }
 
     /// A new token: `prefix` and 32 random bytes in base64url.
-
     static func randomToken(prefix: String) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }

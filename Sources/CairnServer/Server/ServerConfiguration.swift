@@ -54,7 +54,7 @@ public struct ServerConfiguration: Sendable {
     /// The backend these settings name: PostgreSQL when ``postgresURL`` is set, else SQLite in ``dataDirectory``
     /// with ``durability``.
     public var backend: ServerBackend {
-        postgresURL.map { .postgres(url: $0) } ?? .sqlite(dataDirectory: dataDirectory, durability: durability)
+        ServerBackend(dataDirectory: dataDirectory, postgresURL: postgresURL, durability: durability)
     }
 
     /// A configuration with every default, keeping its database (`cairn.sqlite`) in `dataDirectory`.

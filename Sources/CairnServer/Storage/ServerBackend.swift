@@ -3,7 +3,7 @@ import Foundation
 import Logging
 
 /// Where a server keeps its state and its files' bytes. `cairn serve`, `cairn admin` and `cairn admin migrate` all
-/// name one and ``open(logger:)`` it, so the choice between backends is made here and nowhere else.
+/// name one and ``open(logger:timers:)`` it, so the choice between backends is made here and nowhere else.
 ///
 /// ```swift
 /// let opened = try await ServerBackend.postgres(url: "postgres://cairn@db.internal/cairn").open()
@@ -15,6 +15,12 @@ public enum ServerBackend: Sendable, Hashable {
     /// A PostgreSQL database (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=...]`) that keeps
     /// everything, files' bytes included, so that several instances can serve it.
     case postgres(url: String)
+
+    /// The backend a server's settings name: the PostgreSQL database when a URL is given, else the data directory.
+    /// `cairn serve` (through ``ServerConfiguration/backend``) and `cairn admin` both decide here.
+    public init(dataDirectory: URL, postgresURL: String?, durability: CommitDurability = .full) {
+        self = postgresURL.map { .postgres(url: $0) } ?? .sqlite(dataDirectory: dataDirectory, durability: durability)
+    }
 
     /// A storage and the blob store that goes with it, open.
     public struct Opened: Sendable {
@@ -37,7 +43,7 @@ public enum ServerBackend: Sendable, Hashable {
     }
 
     /// Opens a backend that needs no connection (SQLite) at once; throws for one that does (PostgreSQL: use
-    /// ``open(logger:)``).
+    /// ``open(logger:timers:)``).
     public func openNow() throws -> Opened {
         switch self {
         case .sqlite(let directory, let durability):

@@ -12,7 +12,7 @@ struct AdminOptions: ParsableArguments {
 
     /// The backend the options name: the PostgreSQL database when one is named, else the data directory.
     var backend: ServerBackend {
-        PostgresDatabase.url(postgres).map { .postgres(url: $0) } ?? .sqlite(dataDirectory: URL(fileURLWithPath: data))
+        ServerBackend(dataDirectory: URL(fileURLWithPath: data), postgresURL: PostgresDatabase.url(postgres))
     }
 
     /// Opens the server's storage (creating the data directory's database if needed).
