@@ -35,13 +35,15 @@ struct UnreachableServerToolTests {
 
     @Test("a first sync against a closed port says why it cannot start")
     func neverSynced() async throws {
-        let port = try closedLoopbackPort()
         let store = Fixture.temporaryStorePath()
         let overhead = try await Self.timed { try await Tool.runDetached(["query", "--store", Fixture.temporaryStorePath(), "SELECT 1"]) }.elapsed
-        let (output, elapsed) = try await Self.timed {
-            try await Tool.runDetached(
-                ["sync", "--store", store, "--server", "http://127.0.0.1:\(port)", "--project", "field", "--user", "alice"],
-                environment: ["CAIRN_PASSWORD": "anything"])
+        // The port stays held (bound, not listening) while the tool runs: no server of the parallel suite can take it.
+        let (output, elapsed) = try await withClosedLoopbackPort { port in
+            try await Self.timed {
+                try await Tool.runDetached(
+                    ["sync", "--store", store, "--server", "http://127.0.0.1:\(port)", "--project", "field", "--user", "alice"],
+                    environment: ["CAIRN_PASSWORD": "anything"])
+            }
         }
         #expect(output.status != 0)
         #expect(output.stderr.contains("could not be reached"), "\(output.stderr)")

@@ -53,20 +53,18 @@ extension StorageValue {
 
     /// A value of `kind` read from SQLite; throws `internal_error` when the stored value is not of that kind.
     init(_ value: DatabaseValue, kind: Kind, table: StorageTable) throws {
-        if value.isNull {
-            self = .null
-            return
-        }
-        let converted: StorageValue? =
-            switch kind {
-            case .text: String.fromDatabaseValue(value).map(StorageValue.text)
-            case .integer: Int64.fromDatabaseValue(value).map(StorageValue.integer)
-            case .real: Double.fromDatabaseValue(value).map(StorageValue.real)
-            case .boolean: Int64.fromDatabaseValue(value).map { .boolean($0 != 0) }
-            }
-        guard let converted else {
+        // A plain switch over the stored value: the same through GRDB's optional conversions crashed the optimizer
+        // (Swift 6.3.1, -O: an ownership verification failure in copy propagation).
+        switch (kind, value.storage) {
+        case (_, .null): self = .null
+        case (.text, .string(let text)): self = .text(text)
+        case (.integer, .int64(let number)): self = .integer(number)
+        case (.integer, .double(let number)) where Int64(exactly: number) != nil: self = .integer(Int64(number))
+        case (.real, .double(let number)): self = .real(number)
+        case (.real, .int64(let number)): self = .real(Double(number))
+        case (.boolean, .int64(let number)): self = .boolean(number != 0)
+        default:
             throw ErrorBody(code: .internalError, message: "a value of \(table.name) is not of its column's kind (\(kind))")
         }
-        self = converted
     }
 }
