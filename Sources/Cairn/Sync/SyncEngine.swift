@@ -17,8 +17,6 @@ actor SyncEngine {
     let api: RemoteAPI
     let configuration: CairnConfiguration
     let status: StatusCenter
-    /// Where pulled pages are read, off the cooperative pool and beside the store's queue.
-    let pageReader = BlockingQueue(label: "cairn.pages")
     private var running: (id: UUID, scope: SyncScope, task: Task<SyncSummary, any Error>)?
     /// The client that owns this engine, for automatic sync tasks (weak: the client owns the engine).
     let owner = WeakClient()
