@@ -83,6 +83,7 @@ struct JSONCacheTests {
     @Test("reindex rebuilds the searchable fields of cached entries; reopening with other fields does too")
     func reindex() throws {
         let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         do {
             let products = try JSONCaches(location: .file(path)).cache(name: "products", fields: [.string("sku")])
             try products.cache([Self.product("p-1", sku: "A", price: 5), Self.product("p-2", sku: "B", price: 50)])
@@ -101,6 +102,7 @@ struct JSONCacheTests {
     @Test("caches of different scopes, or names, never see each other's entries")
     func scoping() throws {
         let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let serverA = try JSONCaches(location: .file(path), scope: "https://a.example#field").cache(name: "products", fields: Self.fields)
         let serverB = try JSONCaches(location: .file(path), scope: "https://b.example#field").cache(name: "products", fields: Self.fields)
         let other = try JSONCaches(location: .file(path), scope: "https://a.example#field").cache(name: "prices", fields: Self.fields)
