@@ -29,7 +29,7 @@ extension Fixture {
 
     /// A path for a store file in a new temporary directory.
     public static func temporaryStorePath() -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-store-\(UUID().uuidString)")
+        let directory = TestScratch.url("cairn-store")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("store.sqlite").path
     }

@@ -18,7 +18,7 @@ public enum TestFiles {
 
     /// A new temporary file of `count` bytes that differ from offset to offset (`seed` makes another content).
     public static func make(_ count: Int, seed: UInt8 = 3) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-file-\(UUID().uuidString).bin")
+        let url = TestScratch.url("cairn-file", suffix: ".bin")
         try bytes(count, seed: seed).write(to: url)
         return url
     }
@@ -30,7 +30,7 @@ public enum TestFiles {
 
     /// A new temporary file of `megabytes` MB written 1 MB at a time (never whole in memory), and its SHA-256.
     public static func large(megabytes: Int) throws -> (url: URL, sha256: String) {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-large-\(UUID().uuidString).bin")
+        let url = TestScratch.url("cairn-large", suffix: ".bin")
         _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }

@@ -67,7 +67,7 @@ enum Tool {
     }
 
     static func temporaryDirectory() -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-tool-\(UUID().uuidString)")
+        let url = TestScratch.url("cairn-tool")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
