@@ -6,8 +6,6 @@ import Foundation
 struct SyncAttempt: Sendable, Hashable, Comparable {
     /// Its place among the attempts of this client, in the order they started.
     let number: Int
-    /// When it started (the configured wall clock).
-    let startedAt: Date
 
     static func < (lhs: SyncAttempt, rhs: SyncAttempt) -> Bool { lhs.number < rhs.number }
 }
@@ -39,7 +37,7 @@ actor StatusCenter {
     /// Notes that a sync attempt starts at `date`: the status shows it connecting, with no error yet.
     func begin(at date: Date) -> SyncAttempt {
         started += 1
-        let attempt = SyncAttempt(number: started, startedAt: date)
+        let attempt = SyncAttempt(number: started)
         update {
             $0.lastSyncStarted = date
             $0.lastError = nil

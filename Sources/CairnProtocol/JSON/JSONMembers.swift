@@ -56,9 +56,26 @@ extension [UInt8] {
         append(contentsOf: name)
     }
 
-    /// Appends `value` in decimal.
+    /// Appends `value` in decimal, without making a string (the feed writes several per change).
     package mutating func appendDecimal(_ value: Int64) {
-        append(contentsOf: String(value).utf8)
+        var magnitude = value.magnitude
+        var count = value < 0 ? 2 : 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
+        let start = self.count
+        append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
+        withUnsafeMutableBufferPointer { bytes in
+            var index = start + count - 1
+            repeat {
+                bytes[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                index -= 1
+            } while magnitude > 0
+            if value < 0 { bytes[start] = UInt8(ascii: "-") }
+        }
     }
 
     /// Appends `true` or `false`.

@@ -37,27 +37,6 @@ extension ChangesFeed {
 }
 
 extension ByteBuffer {
-    /// Writes `value` in decimal, without making a string.
-    mutating func writeDecimal(_ value: Int64) {
-        var magnitude = value.magnitude
-        var count = value < 0 ? 2 : 1
-        var rest = magnitude / 10
-        while rest > 0 {
-            count += 1
-            rest /= 10
-        }
-        writeWithUnsafeMutableBytes(minimumWritableBytes: count) { bytes in
-            var index = count - 1
-            repeat {
-                bytes[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                index -= 1
-            } while magnitude > 0
-            if value < 0 { bytes[0] = UInt8(ascii: "-") }
-            return count
-        }
-    }
-
     /// Writes `text` as a JSON string; text without quotes, backslashes or control characters is copied as is.
     mutating func writeJSONString(_ text: String) {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
