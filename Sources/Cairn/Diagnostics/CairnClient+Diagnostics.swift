@@ -26,7 +26,7 @@ extension CairnClient {
         let (verdict, explanation) = Diagnostics.judge(
             failedUploads: failedUploads, failedFiles: failedFiles, lastRun: history.first { $0.endedAt != nil }, scheduler: status.scheduler,
             queueDepth: facts.queueDepth, pendingFiles: status.pendingFiles, needsPull: facts.collections.filter(\.needsPull).map(\.name),
-            lastPull: facts.downloadUnderWay ? nil : facts.collections.compactMap(\.lastPull).max())
+            lastPull: facts.collections.compactMap(\.lastPull).max())
         return Diagnostics(
             generatedAt: now, verdict: verdict, explanation: explanation,
             server: configuration.serverURL.absoluteString, project: configuration.project, user: configuration.credentials.user,
@@ -63,8 +63,6 @@ struct DiagnosticsFacts {
     var collections: [CollectionFacts]
     var queueDepth: Int
     var oldestPending: Date?
-    /// A collection's pull began and has not finished (or a pull is due): its newest page is not the end.
-    var downloadUnderWay: Bool
 
     static func read(_ store: LocalStore) throws -> DiagnosticsFacts {
         try store.writer.read { db in try read(db, store: store) }
@@ -79,8 +77,6 @@ struct DiagnosticsFacts {
                 name: name, cursor: state.cursor, lastPull: try store.collectionStates.lastPull(db, name), firstPullDone: state.firstPullDone,
                 needsPull: state.needsPull, rows: try table.rowCount(db), partial: try store.downloadQueries.isPartial(db, name)))
         }
-        return DiagnosticsFacts(
-            collections: collections, queueDepth: try store.queue.count(db), oldestPending: try store.queue.oldestCreatedAt(db),
-            downloadUnderWay: try store.collectionStates.hasPendingDownload(db))
+        return DiagnosticsFacts(collections: collections, queueDepth: try store.queue.count(db), oldestPending: try store.queue.oldestCreatedAt(db))
     }
 }

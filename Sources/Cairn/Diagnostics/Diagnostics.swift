@@ -124,9 +124,8 @@ public struct Diagnostics: Sendable, Codable, Hashable {
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
-    /// The verdict and why, from the facts gathered. `lastPull` is when a pulled page last committed, given only when
-    /// no pull is left half done: a failed run that a later pull superseded, with nothing left to upload, is history,
-    /// not the store's state (the run that
+    /// The verdict and why, from the facts gathered. `lastPull` is when a pulled page last committed: a failed run
+    /// that a later pull superseded, with nothing left to upload, is history, not the store's state (the run that
     /// healed it may have been cancelled on purpose after its pages committed, and cancelled runs are not judged).
     static func judge(
         failedUploads: [FailedUpload], failedFiles: [FailedFile], lastRun: SyncHistoryEntry?, scheduler: SchedulerStatus,

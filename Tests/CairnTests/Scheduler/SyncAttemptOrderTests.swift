@@ -139,12 +139,6 @@ extension SyncAttemptOrderTests {
         let report = try await alice.diagnostics()
         #expect(report.verdict == .upToDate, "\(report.explanation)")
 
-        // A pull cut off after a page (more to come) supersedes nothing: the older failure is still the store's state.
-        try await alice.store.writer.write { db in try db.execute(sql: "UPDATE cairn_collections SET pulling = 1 WHERE name = 'notes'") }
-        #expect(try await alice.diagnostics().verdict == .retrying)
-        try await alice.store.writer.write { db in try db.execute(sql: "UPDATE cairn_collections SET pulling = 0") }
-        #expect(try await alice.diagnostics().verdict == .upToDate)
-
         // With a change still waiting, the older failure is still the store's state.
         try alice.save("notes", id: "waiting", data: ["title": "not uploaded"])
         #expect(try await alice.diagnostics().verdict == .retrying)
