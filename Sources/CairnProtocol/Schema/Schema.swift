@@ -39,16 +39,21 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
     public var indexes: [[String]]
     /// How conflicting writes are settled.
     public var conflictPolicy: ConflictPolicy
+    /// Who may read and write which records (enforced by the server); `nil`: every member reads, every writer writes.
+    public var rules: DataRules?
 
-    /// Declares a collection; with no indexes and the `reject` policy unless given.
-    public init(name: String, fields: [FieldSchema], indexes: [[String]] = [], conflictPolicy: ConflictPolicy = .reject) {
+    /// Declares a collection; with no indexes, the `reject` policy and no rules unless given.
+    public init(
+        name: String, fields: [FieldSchema], indexes: [[String]] = [], conflictPolicy: ConflictPolicy = .reject, rules: DataRules? = nil
+    ) {
         self.name = name
         self.fields = fields
         self.indexes = indexes
         self.conflictPolicy = conflictPolicy
+        self.rules = rules
     }
 
-    enum CodingKeys: String, CodingKey { case name, fields, indexes, conflictPolicy }
+    enum CodingKeys: String, CodingKey { case name, fields, indexes, conflictPolicy, rules }
 
     /// Decodes a collection object; absent `fields` and `indexes` read as empty, an absent `conflictPolicy` as `reject`.
     public init(from decoder: any Decoder) throws {
@@ -57,6 +62,18 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
         fields = try container.decodeIfPresent([FieldSchema].self, forKey: .fields) ?? []
         indexes = try container.decodeIfPresent([[String]].self, forKey: .indexes) ?? []
         conflictPolicy = try container.decodeIfPresent(ConflictPolicy.self, forKey: .conflictPolicy) ?? .reject
+        let decodedRules = try container.decodeIfPresent(DataRules.self, forKey: .rules)
+        rules = decodedRules?.isEmpty == true ? nil : decodedRules
+    }
+
+    /// Encodes the collection; `rules` only when it has some.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(fields, forKey: .fields)
+        try container.encode(indexes, forKey: .indexes)
+        try container.encode(conflictPolicy, forKey: .conflictPolicy)
+        try container.encodeIfPresent(rules, forKey: .rules)
     }
 
     /// The field named `name`, if declared.
@@ -97,12 +114,15 @@ public struct Schema: Codable, Sendable, Hashable {
     /// The schema as canonical JSON text without its version: the input of the version digest.
     public var canonicalText: String {
         let collectionsValue = collections.sorted { $0.name < $1.name }.map { collection -> JSONValue in
-            .object([
+            var members: [String: JSONValue] = [
                 "name": .string(collection.name),
                 "fields": .array(collection.fields.map { .object(["name": .string($0.name), "type": .string($0.type.rawValue)]) }),
                 "indexes": .array(collection.indexes.map { .array($0.map { .string($0) }) }),
                 "conflictPolicy": .string(collection.conflictPolicy.rawValue),
-            ])
+            ]
+            // A collection without rules keeps the text (and so the version) it had before rules existed.
+            if let rules = collection.rules { members["rules"] = rules.jsonValue }
+            return .object(members)
         }
         return JSONValue.object(["collections": .array(collectionsValue)]).jsonText()
     }

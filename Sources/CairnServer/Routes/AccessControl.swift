@@ -7,6 +7,9 @@ struct ProjectAccess: Sendable {
     let user: String
     let project: String
     let role: Role
+    /// The claims of the caller's identity-provider token; `nil` for Cairn's own tokens (the claims an operator set
+    /// for the member apply then).
+    var tokenClaims: [String: JSONValue]? = nil
 }
 
 /// The checks of project routes once ``AuthenticationMiddleware`` has signed the caller in: membership of the
@@ -33,6 +36,23 @@ struct AccessControl: Sendable {
     func schema(_ access: ProjectAccess) async throws -> Schema {
         guard let schema = try await storage.schema(project: access.project) else { throw ErrorBody.notFound("project \"\(access.project)\"") }
         return schema
+    }
+
+    /// The user data rules are evaluated for: the caller, its role and its claims (read only when a rule needs them).
+    func subject(_ access: ProjectAccess) async throws -> RuleSubject {
+        let claims: [String: JSONValue]
+        if let tokenClaims = access.tokenClaims {
+            claims = tokenClaims
+        } else {
+            claims = try await storage.claims(user: access.user, project: access.project) ?? [:]
+        }
+        return RuleSubject(user: access.user, role: access.role, claims: claims)
+    }
+
+    /// What the caller may read and write in `collection` (``RecordScope``).
+    func scope(_ access: ProjectAccess, _ collection: CollectionSchema) async throws -> RecordScope {
+        guard access.role != .admin, collection.rules != nil else { return RecordScope(read: nil, write: nil) }
+        return RecordScope(collection: collection, subject: try await subject(access))
     }
 
     /// The project's schema and the route's `:collection` within it, or `404 not_found`.

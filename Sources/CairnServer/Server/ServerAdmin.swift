@@ -51,11 +51,36 @@ public struct ServerAdmin: Sendable {
         try await storage.grant(user: user, project: project, role: role)
     }
 
+    /// Sets the claims data rules read as `claims.NAME` for a member who signs in with a Cairn password (an
+    /// identity provider's token brings its own); `{}` clears them. `not_found` when `user` is not a member.
+    ///
+    /// ```swift
+    /// try await admin.setClaims(user: "ana", project: "field", ["regions": ["north", "east"]])
+    /// ```
+    public func setClaims(user: String, project: String, _ claims: [String: JSONValue]) async throws {
+        for name in claims.keys where RuleParameter(RuleParameter.claim(name).value) == nil {
+            throw ErrorBody.validation("claim name \"\(name)\" must be 1 to 128 characters without control characters", field: name)
+        }
+        guard JSONValue.object(claims).jsonText().utf8.count <= 64 * 1024 else {
+            throw ErrorBody.validation("claims may hold at most 64 KiB of JSON", field: "claims")
+        }
+        try await storage.setClaims(user: user, project: project, claims: claims)
+    }
+
+    /// The claims set for a member (`{}` when none); `not_found` when `user` is not a member.
+    public func claims(user: String, project: String) async throws -> [String: JSONValue] {
+        guard let claims = try await storage.claims(user: user, project: project) else {
+            throw ClaimsColumn.notMember(user: user, project: project)
+        }
+        return claims
+    }
+
     /// Replaces a project's schema with `schema` when it only adds to the current one; returns the stored schema
     /// with its new version. Throws `validation_failed`, `incompatible_schema` or `not_found`.
     @discardableResult
     public func setSchema(project: String, _ schema: Schema) async throws -> Schema {
         try schema.validate()
+        try RuleValidation.check(schema)
         guard let current = try await storage.schema(project: project) else {
             throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
         }

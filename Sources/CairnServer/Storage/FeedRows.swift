@@ -48,3 +48,46 @@ public struct FeedRows: Sendable {
         self.head = head
     }
 }
+
+/// Which rows a range of the feed lists (see ``ServerStorage/feedRange(project:collection:since:snapshotHigh:limit:selection:)``).
+///
+/// - A row after the snapshot's high mark (or after `since`, outside a snapshot) is a change: listed whole when
+///   live and matching ``filter``; otherwise listed (as a tombstone, or `gone`) unless ``held`` says the reader
+///   cannot hold it.
+/// - A row at or below the high mark is listed when live and matching ``window`` (``filter`` when `nil`).
+///
+/// ```swift
+/// FeedSelection(filter: downloadQuery)                                    // a pull with `where`
+/// FeedSelection(filter: readable, held: FeedHolding(filter: readable, through: since))   // a pull bound by rules
+/// ```
+public struct FeedSelection: Sendable, Hashable {
+    /// What the reader receives (its download query and read rule); `nil`: every record.
+    public var filter: Filter?
+    /// The rows at or below the snapshot's high mark to list, among live ones; `nil`: those matching ``filter``.
+    public var window: Filter?
+    /// When set, a change that does not match ``filter`` is listed only when the reader may hold the record.
+    public var held: FeedHolding?
+
+    /// A selection with these filters.
+    public init(filter: Filter? = nil, window: Filter? = nil, held: FeedHolding? = nil) {
+        self.filter = filter
+        self.window = window
+        self.held = held
+    }
+}
+
+/// What a reader may hold of a record that changed: the state the record had before that change (each row keeps
+/// it: `prior_version`, `prior_data`) if it is at or below ``through`` and matched ``filter``. A record created
+/// after ``through`` is not held; a prior state above ``through``, or unknown (rows written before Cairn kept it), may be.
+public struct FeedHolding: Sendable, Hashable {
+    /// What the reader received up to ``through``; `nil`: every record.
+    public var filter: Filter?
+    /// The version the reader's copy is at.
+    public var through: Int64
+
+    /// A holding of these values.
+    public init(filter: Filter?, through: Int64) {
+        self.filter = filter
+        self.through = through
+    }
+}

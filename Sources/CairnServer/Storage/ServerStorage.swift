@@ -53,6 +53,10 @@ public protocol ServerStorage: Service, FileCatalog {
     func role(user: String, project: String) async throws -> Role?
     /// Every project of `user`, with roles, by project name.
     func memberships(user: String) async throws -> [ProjectMembership]
+    /// The claims an operator set for `user` in `project` (`{}` when none were set); `nil` when not a member.
+    func claims(user: String, project: String) async throws -> [String: JSONValue]?
+    /// Replaces the claims of a member (`{}` clears them); `not_found` when `user` is not a member of `project`.
+    func setClaims(user: String, project: String, claims: [String: JSONValue]) async throws
     /// The project's schema (with its version), or `nil` for an unknown project.
     func schema(project: String) async throws -> Schema?
     /// Replaces the project's schema (already checked, version already set); `not_found` for an unknown project.
@@ -68,15 +72,25 @@ public protocol ServerStorage: Service, FileCatalog {
     ) async throws -> T
 
     /// Reads a range of a collection's feed in one snapshot: the records (tombstones included) whose version is
-    /// above `since`, in version order, at most `limit`. With `snapshotHigh`, records at or below it appear only
-    /// when live and matching `filter`. `filter` is checked against `collection` and compiled for this engine
-    /// (`validation_failed` naming the field); each row says whether it matches.
+    /// above `since`, in version order, at most `limit`, as `selection` chooses them (see ``FeedSelection``). Its
+    /// filters are checked against `collection` and compiled for this engine (`validation_failed` naming the field);
+    /// each row says whether it matches ``FeedSelection/filter``.
     func feedRange(
-        project: String, collection: CollectionSchema, since: Int64, snapshotHigh: Int64?, limit: Int, filter: Filter?
+        project: String, collection: CollectionSchema, since: Int64, snapshotHigh: Int64?, limit: Int, selection: FeedSelection
     ) async throws -> FeedRows
 
-    /// Every live `(id, version)` of a collection, in id order, with the project's head version, in one snapshot.
-    func liveVersions(project: String, collection: String) async throws -> (head: Int64, pairs: [(String, Int64)])
+    /// Every live `(id, version)` of a collection matching `filter` (all when `nil`), in id order, with the
+    /// project's head version, in one snapshot.
+    func liveVersions(project: String, collection: CollectionSchema, filter: Filter?) async throws -> (head: Int64, pairs: [(String, Int64)])
+
+    /// Whether a live record of `collection` matches `filter`.
+    func containsLiveRecord(project: String, collection: CollectionSchema, matching filter: Filter) async throws -> Bool
+
+    /// Remembers the read filter a cursor's fingerprint stands for (``RecordScope/readFingerprint``); remembering
+    /// one twice keeps the first.
+    func rememberReadScope(fingerprint: String, filterText: String) async throws
+    /// The read filter's JSON text remembered for `fingerprint`.
+    func readScope(fingerprint: String) async throws -> String?
 
     // MARK: Clients
 
@@ -130,6 +144,16 @@ public protocol ServerStorage: Service, FileCatalog {
 }
 
 extension ServerStorage {
+    /// ``feedRange(project:collection:since:snapshotHigh:limit:selection:)`` with a download query only: every
+    /// change after `since` is listed, as `gone` when it does not match `filter`.
+    public func feedRange(
+        project: String, collection: CollectionSchema, since: Int64, snapshotHigh: Int64?, limit: Int, filter: Filter?
+    ) async throws -> FeedRows {
+        try await feedRange(
+            project: project, collection: collection, since: since, snapshotHigh: snapshotHigh, limit: limit,
+            selection: FeedSelection(filter: filter))
+    }
+
     /// How live notices reach the other instances on this storage; `nil` (the default) for a storage one instance
     /// owns.
     public var noticeChannel: (any NoticeChannel)? { nil }

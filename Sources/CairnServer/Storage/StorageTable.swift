@@ -35,7 +35,7 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
 
     /// Every table of a server's state, in an order foreign keys accept (a table after those it refers to).
     public static let all: [StorageTable] = [
-        .users, .projects, .members, .tokens, .records, .collectionState, .operations, .clients, .files, .fileLimits,
+        .users, .projects, .members, .tokens, .records, .collectionState, .operations, .clients, .files, .fileLimits, .readScopes,
     ]
 
     /// Accounts and their password hashes.
@@ -46,7 +46,7 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
         "projects", key: [.text("name")], [.text("schema_json"), .integer("head_version"), .real("created_at")])
     /// Roles of users in projects.
     public static let members = StorageTable(
-        "members", key: [.text("project"), .text("user")], [.text("role")])
+        "members", key: [.text("project"), .text("user")], [.text("role"), .text("claims")])
     /// Access and refresh tokens (their hashes).
     public static let tokens = StorageTable(
         "tokens", key: [.text("hash")],
@@ -56,7 +56,7 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
         "records", key: [.text("project"), .text("collection"), .text("id")],
         [
             .integer("version"), .text("updated_at"), .text("updated_by"), .real("changed_at"), .boolean("deleted"), .text("data"),
-            .text("field_versions"),
+            .text("field_versions"), .integer("prior_version", optional: true), .text("prior_data", optional: true),
         ])
     /// Per collection, the highest tombstone version purged.
     public static let collectionState = StorageTable(
@@ -79,6 +79,8 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
             .boolean("public"), .real("created_at"), .real("updated_at"), .text("created_by"), .text("attach_to", optional: true),
             .integer("attached_version", optional: true), .real("expires_at", optional: true),
         ])
+    /// Read filters named by the fingerprints cursors carry.
+    public static let readScopes = StorageTable("read_scopes", key: [.text("fingerprint")], [.text("filter")])
     /// Projects' own file limits.
     public static let fileLimits = StorageTable(
         "file_limits", key: [.text("project")],

@@ -1,17 +1,25 @@
 import CairnProtocol
 import Foundation
 import NIOCore
+import Synchronization
 
 /// The changes feed's rules around storage: a snapshot pins its high mark at the head version its first page saw,
 /// cursors move past every version handed out, a cursor older than the purged tombstones is `cursor_expired`
 /// (410), changes that left the filter come back as `gone`, and a client's pull is noted once it reaches the end.
 ///
+/// Under data rules a reader sees only what its ``RecordScope`` lets it read: a record that stops matching comes
+/// back as `gone` (only to readers who may hold it), and when what the reader may read changes (the rules, its
+/// claims or role), its next pull first catches up over the records it already pulled: those it may no longer read
+/// come as `gone`, those it now may come whole, and the rest is not sent again.
+///
 /// ```swift
 /// let page = try await ChangesFeed(storage: storage).page(project: "field", collection: notes, schemaVersion: schema.version,
-///                                                         request: ChangesRequest(cursor: nil), clientID: nil, now: now)
+///                                                         request: ChangesRequest(cursor: nil), scope: scope, clientID: nil, now: now)
 /// ```
 struct ChangesFeed: Sendable {
     let storage: any ServerStorage
+    /// The read filters already stored for their fingerprints by this process.
+    let rememberedScopes = RememberedScopes()
 
     /// One page: the response body and where it leaves the reader.
     struct Page: Sendable {
@@ -23,20 +31,28 @@ struct ChangesFeed: Sendable {
         var records: Int
     }
 
-    /// Reads one page of `collection` for `request`.
+    /// Reads one page of `collection` for `request`, within what `scope` lets the reader read.
     /// - Parameter clientID: the caller's `Cairn-Client-ID`, noted when the page reaches the end of the feed.
     func page(
-        project: String, collection: CollectionSchema, schemaVersion: String, request: ChangesRequest, clientID: String?, now: Date
+        project: String, collection: CollectionSchema, schemaVersion: String, request: ChangesRequest, scope: RecordScope = RecordScope(read: nil, write: nil),
+        clientID: String?, now: Date
     ) async throws -> Page {
+        let fingerprint = scope.readFingerprint
+        if let fingerprint, let read = scope.read { try await remember(read, fingerprint: fingerprint) }
         // A snapshot's first page lists every live record; its high mark is the head version read with it.
-        let start = request.cursor ?? FeedCursor(since: 0, snapshotHigh: Int64.max)
+        var start = request.cursor ?? FeedCursor(since: 0, snapshotHigh: Int64.max, scope: fingerprint)
+        if start.scope != fingerprint {
+            // What the reader may read changed since the cursor was issued: catch up over what it pulled so far. A
+            // snapshot cut short restarts (its client drops what the new snapshot does not hold).
+            guard start.snapshotHigh == nil else { throw Self.expired("what you may read changed during a snapshot") }
+            start = FeedCursor(since: 0, snapshotHigh: start.since, scope: fingerprint, previousScope: start.scope, isRescoping: true)
+        }
+        let selection = try await selection(start, scope: scope, filter: request.filter, collection: collection)
         let rows = try await storage.feedRange(
             project: project, collection: collection, since: start.since, snapshotHigh: start.snapshotHigh, limit: request.limit,
-            filter: request.filter)
+            selection: selection)
         if rows.purgedThrough > max(start.since, start.snapshotHigh ?? 0) {
-            throw ErrorBody(
-                code: .cursorExpired,
-                message: "This cursor is older than the tombstone retention horizon: pull a fresh snapshot (omit since) and drop local records not in it")
+            throw Self.expired("this cursor is older than the tombstone retention horizon")
         }
         let cursor = FeedCursor.after(start, rows: rows)
         // Noted once a pull reaches the end of the feed: a write per page would compete with batches.
@@ -46,13 +62,64 @@ struct ChangesFeed: Sendable {
         return Page(body: Self.body(rows, cursor: cursor, schemaVersion: schemaVersion), cursor: cursor, hasMore: rows.hasMore, records: rows.rows.count)
     }
 
-    /// The collection's digest, with a cursor at the head version read with it (a client that matches it may
-    /// continue from there).
-    func digest(project: String, collection: String) async throws -> DigestResponse {
-        let live = try await storage.liveVersions(project: project, collection: collection)
-        let digest = CollectionDigest(pairs: live.pairs)
-        return DigestResponse(cursor: FeedCursor(since: live.head, snapshotHigh: nil).token, count: digest.count, digest: digest.value)
+    /// What a page from `start` lists. Without rules, every change after the cursor (as `gone` when it left the
+    /// download query). Under rules, only changes the reader may hold; and during a catch-up after the reader's scope
+    /// changed, the pulled records whose verdict changed.
+    private func selection(_ start: FeedCursor, scope: RecordScope, filter: Filter?, collection: CollectionSchema) async throws -> FeedSelection {
+        let readable = scope.narrowing(filter)
+        guard scope.read != nil || start.isRescoping else { return FeedSelection(filter: readable) }
+        guard start.isRescoping, let high = start.snapshotHigh else {
+            return FeedSelection(filter: readable, held: FeedHolding(filter: readable, through: start.snapshotHigh ?? start.since))
+        }
+        let before = try await previousRead(start.previousScope, collection: collection)
+        let pulled = RecordScope(read: before, write: nil).narrowing(filter)
+        return FeedSelection(filter: readable, window: Self.difference(readable, pulled), held: FeedHolding(filter: pulled, through: high))
     }
+
+    /// The records exactly one of the filters matches (`nil` matches every record).
+    static func difference(_ now: Filter?, _ before: Filter?) -> Filter {
+        let now = now ?? .and([]), before = before ?? .and([])
+        return .or([.and([now, .not(before)]), .and([before, .not(now)])])
+    }
+
+    /// The read filter a cursor's previous fingerprint names; `cursor_expired` when this server does not know it.
+    private func previousRead(_ fingerprint: String?, collection: CollectionSchema) async throws -> Filter? {
+        guard let fingerprint else { return nil }
+        guard let text = try await storage.readScope(fingerprint: fingerprint),
+            let filter = try? JSONValueDecoder().decode(Filter.self, from: Array(text.utf8))
+        else { throw Self.expired("this cursor names rules this server does not know") }
+        return filter
+    }
+
+    /// Stores the read filter under its fingerprint, once per process.
+    private func remember(_ read: Filter, fingerprint: String) async throws {
+        guard rememberedScopes.isNew(fingerprint) else { return }
+        try await storage.rememberReadScope(fingerprint: fingerprint, filterText: read.jsonValue.jsonText())
+        rememberedScopes.insert(fingerprint)
+    }
+
+    static func expired(_ reason: String) -> ErrorBody {
+        ErrorBody(
+            code: .cursorExpired,
+            message: "\(reason.prefix(1).uppercased() + reason.dropFirst()): pull a fresh snapshot (omit since) and drop local records not in it")
+    }
+
+    /// The collection's digest over the records the reader may read, with a cursor at the head version read with it
+    /// (a client that matches it may continue from there).
+    func digest(project: String, collection: CollectionSchema, scope: RecordScope = RecordScope(read: nil, write: nil)) async throws -> DigestResponse {
+        let live = try await storage.liveVersions(project: project, collection: collection, filter: scope.read)
+        let digest = CollectionDigest(pairs: live.pairs)
+        let cursor = FeedCursor(since: live.head, snapshotHigh: nil, scope: scope.readFingerprint)
+        return DigestResponse(cursor: cursor.token, count: digest.count, digest: digest.value)
+    }
+}
+
+/// The fingerprints whose read filters this process stored already.
+final class RememberedScopes: Sendable {
+    private let known = Mutex<Set<String>>([])
+
+    func isNew(_ fingerprint: String) -> Bool { !known.withLock { $0.contains(fingerprint) } }
+    func insert(_ fingerprint: String) { _ = known.withLock { $0.insert(fingerprint) } }
 }
 
 extension FeedCursor {
@@ -61,9 +128,12 @@ extension FeedCursor {
     /// every later change exceeds.
     static func after(_ start: FeedCursor, rows: FeedRows) -> FeedCursor {
         let last = rows.rows.last?.version ?? start.since
-        guard rows.hasMore else { return FeedCursor(since: max(last, rows.head), snapshotHigh: nil) }
+        guard rows.hasMore else { return FeedCursor(since: max(last, rows.head), snapshotHigh: nil, scope: start.scope) }
         let high = start.snapshotHigh == Int64.max ? rows.head : start.snapshotHigh
-        if let high, last < high { return FeedCursor(since: last, snapshotHigh: high) }
-        return FeedCursor(since: last, snapshotHigh: nil)
+        if let high, last < high {
+            return FeedCursor(
+                since: last, snapshotHigh: high, scope: start.scope, previousScope: start.previousScope, isRescoping: start.isRescoping)
+        }
+        return FeedCursor(since: last, snapshotHigh: nil, scope: start.scope)
     }
 }

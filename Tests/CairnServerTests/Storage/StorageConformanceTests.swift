@@ -155,7 +155,7 @@ struct StorageConformanceTests {
     func liveVersions(backend: StorageBackend) async throws {
         try await backend.withProjects { storage in
             try await F.commit([F.row("b", 1), F.row("a", 2), F.row("c", 3, deleted: true)], in: storage)
-            let live = try await storage.liveVersions(project: "field", collection: "notes")
+            let live = try await storage.liveVersions(project: "field", collection: F.notes, filter: nil)
             #expect(live.head == 3)
             #expect(live.pairs.map(\.0) == ["a", "b"])
             #expect(live.pairs.map(\.1) == [2, 1])

@@ -190,6 +190,15 @@ enum PostgresMigrations {
             "CREATE TABLE login_failures (\"user\" TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
             "CREATE INDEX login_failures_user ON login_failures(\"user\", at)",
         ]),
+        Migration(version: 6, name: "data-rules", statements: [
+            // Claims an operator sets for password users; rules read them as claims.NAME.
+            "ALTER TABLE members ADD COLUMN claims TEXT NOT NULL DEFAULT '{}'",
+            // The state each change replaced, so the feed knows which readers may hold a record that left their rules.
+            "ALTER TABLE records ADD COLUMN prior_version BIGINT",
+            "ALTER TABLE records ADD COLUMN prior_data TEXT",
+            // The read filters cursors name by fingerprint, to tell what changed when rules, claims or roles change.
+            "CREATE TABLE read_scopes (fingerprint TEXT PRIMARY KEY, filter TEXT NOT NULL)",
+        ]),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions

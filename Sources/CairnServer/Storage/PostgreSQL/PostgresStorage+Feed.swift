@@ -4,27 +4,31 @@ import Foundation
 import PostgresNIO
 
 extension PostgresStorage {
-    /// Reads the rows, `purged_through` and the head version in one statement (one snapshot), with the filter
-    /// compiled by ``PostgresDialect``; fetches `limit + 1` rows to learn `hasMore`.
+    /// Reads the rows, `purged_through` and the head version in one statement (one snapshot), with the selection's
+    /// filters compiled by ``PostgresDialect``; fetches `limit + 1` rows to learn `hasMore`.
     public func feedRange(
-        project: String, collection: CollectionSchema, since: Int64, snapshotHigh: Int64?, limit: Int, filter: Filter?
+        project: String, collection: CollectionSchema, since: Int64, snapshotHigh: Int64?, limit: Int, selection: FeedSelection
     ) async throws -> FeedRows {
-        // $1 project, $2 collection, $3 since, $4 high mark, $5 limit; the filter's arguments from $6 on. Numbered
-        // placeholders let the filter appear twice with one set of arguments.
-        let compiled = try filter.map { filter throws(ErrorBody) in
-            try FilterSQL.compile(filter, collection: collection, dialect: .postgres, idExpression: "(id COLLATE \"C\")", firstPlaceholder: 6) {
-                field in PostgresDialect().field(field, of: "data::jsonb")
-            }
-        }
-        let filterSQL = compiled?.sql ?? "true"
+        // $1 project, $2 collection, $3 since, $4 high mark, $5 limit, $6 the held-through version; the filters'
+        // arguments from $7 on. Numbered placeholders let a filter appear twice with one set of arguments.
         var binds = PostgresBindings()
         binds.append(project)
         binds.append(collection.name)
         binds.append(since)
         binds.append(snapshotHigh ?? 0)
         binds.append(Int64(limit) + 1)
-        for argument in compiled?.arguments ?? [] { argument.append(to: &binds) }
-        let window = snapshotHigh == nil ? "" : " AND ((version <= $4 AND NOT deleted AND \(filterSQL)) OR version > $4)"
+        binds.append(selection.held?.through ?? 0)
+        let filterSQL = try Self.compile(selection.filter, collection: collection, document: "data", into: &binds)
+        var change = "true"
+        if let held = selection.held {
+            let prior = try Self.compile(held.filter, collection: collection, document: "prior_data", into: &binds)
+            change = "((NOT deleted AND \(filterSQL)) OR prior_version IS NULL OR prior_version > $6 OR (prior_version > 0 AND \(prior)))"
+        }
+        var window = " AND \(change)"
+        if snapshotHigh != nil {
+            let windowSQL = selection.window == nil ? filterSQL : try Self.compile(selection.window, collection: collection, document: "data", into: &binds)
+            window = " AND ((version <= $4 AND NOT deleted AND \(windowSQL)) OR (version > $4 AND \(change)))"
+        }
         let sql = """
             SELECT state.head, state.purged, r.id, r.version, r.updated_at, r.updated_by, r.deleted, r.data, r.matches
             FROM (SELECT coalesce((SELECT head_version FROM projects WHERE name = $1), 0) AS head,
@@ -58,16 +62,22 @@ extension PostgresStorage {
 
     /// Reads the head version and the live records in one statement; an unknown project has head 0 and no pairs.
     /// Ids are ordered by bytes (`COLLATE "C"`), as on SQLite.
-    public func liveVersions(project: String, collection: String) async throws -> (head: Int64, pairs: [(String, Int64)]) {
-        let rows = try await client.query(
-            """
+    public func liveVersions(
+        project: String, collection: CollectionSchema, filter: Filter?
+    ) async throws -> (head: Int64, pairs: [(String, Int64)]) {
+        var binds = PostgresBindings()
+        binds.append(project)
+        binds.append(collection.name)
+        let filterSQL = try Self.compile(filter, collection: collection, document: "data", into: &binds)
+        let sql = """
             SELECT state.head, r.id, r.version
-            FROM (SELECT coalesce((SELECT head_version FROM projects WHERE name = \(project)), 0) AS head) state
+            FROM (SELECT coalesce((SELECT head_version FROM projects WHERE name = $1), 0) AS head) state
             LEFT JOIN LATERAL (
-                SELECT id, version FROM records WHERE project = \(project) AND collection = \(collection) AND NOT deleted
+                SELECT id, version FROM records WHERE project = $1 AND collection = $2 AND NOT deleted AND \(filterSQL)
             ) r ON true
             ORDER BY r.id COLLATE "C"
-            """, logger: logger)
+            """
+        let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
         var head: Int64 = 0
         var pairs: [(String, Int64)] = []
         for try await (stateHead, id, version) in rows.decode((Int64, String?, Int64?).self) {
@@ -75,6 +85,31 @@ extension PostgresStorage {
             if let id, let version { pairs.append((id, version)) }
         }
         return (head, pairs)
+    }
+
+    /// Looks for one live matching row.
+    public func containsLiveRecord(project: String, collection: CollectionSchema, matching filter: Filter) async throws -> Bool {
+        var binds = PostgresBindings()
+        binds.append(project)
+        binds.append(collection.name)
+        let filterSQL = try Self.compile(filter, collection: collection, document: "data", into: &binds)
+        let sql = "SELECT 1 FROM records WHERE project = $1 AND collection = $2 AND NOT deleted AND \(filterSQL) LIMIT 1"
+        let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+        for try await _ in rows.decode(Int32.self) { return true }
+        return false
+    }
+
+    /// `filter` compiled over the JSON text in column `document` (`true` without a filter); its arguments are
+    /// appended to `binds`, numbered from the next free placeholder.
+    static func compile(
+        _ filter: Filter?, collection: CollectionSchema, document: String, into binds: inout PostgresBindings
+    ) throws(ErrorBody) -> String {
+        guard let filter else { return "true" }
+        let compiled = try FilterSQL.compile(
+            filter, collection: collection, dialect: .postgres, idExpression: "(id COLLATE \"C\")", firstPlaceholder: binds.count + 1
+        ) { field in PostgresDialect().field(field, of: "\(document)::jsonb") }
+        for argument in compiled.arguments { argument.append(to: &binds) }
+        return compiled.sql
     }
 }
 

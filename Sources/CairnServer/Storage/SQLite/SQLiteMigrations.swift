@@ -107,6 +107,17 @@ enum SQLiteMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v3-data-rules") { db in
+            try db.execute(sql: """
+                ALTER TABLE members ADD COLUMN claims TEXT NOT NULL DEFAULT '{}';
+                ALTER TABLE records ADD COLUMN prior_version INTEGER;
+                ALTER TABLE records ADD COLUMN prior_data TEXT;
+                CREATE TABLE read_scopes (
+                    fingerprint TEXT PRIMARY KEY NOT NULL,
+                    filter TEXT NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -4,28 +4,35 @@ import Foundation
 import GRDB
 
 extension SQLiteStorage {
-    /// Reads the rows, `purged_through` and the head version in one WAL snapshot, with the filter compiled to SQLite
-    /// JSON expressions; fetches `limit + 1` rows to learn `hasMore`.
+    /// Reads the rows, `purged_through` and the head version in one WAL snapshot, with the selection's filters
+    /// compiled to SQLite JSON expressions; fetches `limit + 1` rows to learn `hasMore`.
     public func feedRange(
-        project: String, collection: CollectionSchema, since: Int64, snapshotHigh: Int64?, limit: Int, filter: Filter?
+        project: String, collection: CollectionSchema, since: Int64, snapshotHigh: Int64?, limit: Int, selection: FeedSelection
     ) async throws -> FeedRows {
-        let compiled = try filter.map { filter throws(ErrorBody) in
-            try FilterSQL.compile(filter, collection: collection, dialect: .sqlite) { field in
-                SQLiteDialect().jsonMember(field.name, of: "data")
-            }
+        let matches = try Self.compile(selection.filter, collection: collection, document: "data")
+        var sql = "SELECT id, version, updated_at, updated_by, deleted, data, \(matches.sql) FROM records"
+        // Placeholders in the order they appear in the text.
+        var arguments = matches.arguments
+        sql += " WHERE project = ? AND collection = ? AND version > ?"
+        arguments += [project.databaseValue, collection.name.databaseValue, since.databaseValue]
+        // A change (a row after the window) the reader may not hold, and does not match, is left out.
+        var change = "1"
+        var changeArguments: [DatabaseValue] = []
+        if let held = selection.held {
+            let prior = try Self.compile(held.filter, collection: collection, document: "prior_data")
+            change = """
+                ((deleted = 0 AND \(matches.sql)) OR prior_version IS NULL OR prior_version > ? OR (prior_version > 0 AND \(prior.sql)))
+                """
+            changeArguments = matches.arguments + [held.through.databaseValue] + prior.arguments
         }
-        let filterSQL = compiled?.sql ?? "1"
-        let filterArguments = compiled?.arguments.map(\.databaseValue) ?? []
-        var sql = """
-            SELECT id, version, updated_at, updated_by, deleted, data, \(filterSQL) FROM records
-            WHERE project = ? AND collection = ? AND version > ?
-            """
-        // Placeholders in order: the filter in the select list, then the WHERE clause.
-        var arguments = filterArguments + [project.databaseValue, collection.name.databaseValue, since.databaseValue]
         if let high = snapshotHigh {
-            // Up to the snapshot's high mark only live matching records; every change after it.
-            sql += " AND ((version <= ? AND deleted = 0 AND \(filterSQL)) OR version > ?)"
-            arguments += [high.databaseValue] + filterArguments + [high.databaseValue]
+            // Up to the snapshot's high mark only live records in the window; every change after it.
+            let window = selection.window == nil ? matches : try Self.compile(selection.window, collection: collection, document: "data")
+            sql += " AND ((version <= ? AND deleted = 0 AND \(window.sql)) OR (version > ? AND \(change)))"
+            arguments += [high.databaseValue] + window.arguments + [high.databaseValue] + changeArguments
+        } else {
+            sql += " AND \(change)"
+            arguments += changeArguments
         }
         sql += " ORDER BY version LIMIT ?"
         arguments.append((limit + 1).databaseValue)
@@ -53,15 +60,37 @@ extension SQLiteStorage {
     }
 
     /// Reads the head version and the live records in one WAL snapshot; an unknown project has head 0 and no pairs.
-    public func liveVersions(project: String, collection: String) async throws -> (head: Int64, pairs: [(String, Int64)]) {
-        try await pool.read { db in
+    public func liveVersions(
+        project: String, collection: CollectionSchema, filter: Filter?
+    ) async throws -> (head: Int64, pairs: [(String, Int64)]) {
+        let matches = try Self.compile(filter, collection: collection, document: "data")
+        let sql = "SELECT id, version FROM records WHERE project = ? AND collection = ? AND deleted = 0 AND \(matches.sql) ORDER BY id"
+        let arguments = StatementArguments([project.databaseValue, collection.name.databaseValue] + matches.arguments)
+        return try await pool.read { db in
             let head = try Self.headVersion(db, project: project)
             var pairs: [(String, Int64)] = []
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT id, version FROM records WHERE project = ? AND collection = ? AND deleted = 0 ORDER BY id",
-                arguments: [project, collection])
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             while let row = try rows.next() { pairs.append((row[0], row[1])) }
             return (head, pairs)
         }
+    }
+}
+
+extension SQLiteStorage {
+    /// Looks for one live matching row.
+    public func containsLiveRecord(project: String, collection: CollectionSchema, matching filter: Filter) async throws -> Bool {
+        let matches = try Self.compile(filter, collection: collection, document: "data")
+        let sql = "SELECT 1 FROM records WHERE project = ? AND collection = ? AND deleted = 0 AND \(matches.sql) LIMIT 1"
+        let arguments = StatementArguments([project.databaseValue, collection.name.databaseValue] + matches.arguments)
+        return try await pool.read { db in try Bool.fetchOne(db, sql: sql, arguments: arguments) != nil }
+    }
+
+    /// `filter` compiled over the JSON text in column `document` (`1` without a filter), with its arguments.
+    static func compile(_ filter: Filter?, collection: CollectionSchema, document: String) throws(ErrorBody) -> (sql: String, arguments: [DatabaseValue]) {
+        guard let filter else { return ("1", []) }
+        let compiled = try FilterSQL.compile(filter, collection: collection, dialect: .sqlite) { field in
+            SQLiteDialect().jsonMember(field.name, of: document)
+        }
+        return (compiled.sql, compiled.arguments.map(\.databaseValue))
     }
 }

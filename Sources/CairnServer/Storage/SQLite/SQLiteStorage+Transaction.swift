@@ -123,11 +123,12 @@ final class SQLiteWriteTransaction: ProjectWriteTransaction {
     private static func apply(_ writes: [PendingWrite], _ db: Database, project: String) throws {
         guard !writes.isEmpty else { return }
         let saveRecord = try db.cachedStatement(sql: """
-            INSERT INTO records (project, collection, id, version, updated_at, updated_by, changed_at, deleted, data, field_versions)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO records (project, collection, id, version, updated_at, updated_by, changed_at, deleted, data, field_versions, prior_version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
             ON CONFLICT (project, collection, id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at,
             updated_by = excluded.updated_by, changed_at = excluded.changed_at, deleted = excluded.deleted,
-            data = excluded.data, field_versions = excluded.field_versions
+            data = excluded.data, field_versions = excluded.field_versions,
+            \(RecordPriorState.assignments)
             """)
         let saveOperation = try db.cachedStatement(
             sql: "INSERT INTO operations (project, op_id, fingerprint, result, created_at) VALUES (?, ?, ?, ?, ?)")
