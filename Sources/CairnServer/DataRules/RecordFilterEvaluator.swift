@@ -1,6 +1,7 @@
 import CairnProtocol
 import CairnSQL
 import GRDB
+import Synchronization
 
 /// Evaluates filters against one record's JSON data, for the checks made on a single record: a write against the
 /// user's write rule, and `explain`. It runs the filter's compiled SQL in a private in-memory SQLite database, so a
@@ -13,6 +14,17 @@ import GRDB
 /// ```
 final class RecordFilterEvaluator: Sendable {
     private let database: DatabaseQueue
+    private static let process = Mutex<RecordFilterEvaluator?>(nil)
+
+    /// The evaluator this process shares (evaluations take microseconds, one at a time).
+    static func shared() throws -> RecordFilterEvaluator {
+        try process.withLock { evaluator in
+            if let evaluator { return evaluator }
+            let made = try RecordFilterEvaluator()
+            evaluator = made
+            return made
+        }
+    }
 
     /// An evaluator with its own in-memory database.
     init() throws {

@@ -47,11 +47,14 @@ struct FileService: Sendable {
             uploadUrl: "/v1/projects/\(file.project)/files/\(file.id)/upload", uploadOffset: offset, expiresAt: file.expiresAt)
     }
 
-    /// The files of `project` matching `query`, and the id to continue after when the page is full.
-    func search(project: String, query: FileQuery) async throws -> FileList {
+    /// The files of `project` matching `query` that `visible` admits, and the id to continue after when the page
+    /// is full.
+    func search(
+        project: String, query: FileQuery, visible: (StoredFile) async throws -> Bool = { _ in true }
+    ) async throws -> FileList {
         let found = try await storage.searchFiles(project: project, query: query)
         var files: [FileMetadata] = []
-        for file in found { files.append(try await metadata(file)) }
+        for file in found where try await visible(file) { files.append(try await metadata(file)) }
         return FileList(files: files, next: found.count == query.limit ? found.last?.id : nil)
     }
 

@@ -55,6 +55,19 @@ struct AccessControl: Sendable {
         return RecordScope(collection: collection, subject: try await subject(access))
     }
 
+    /// The write rules binding the caller in `collections`; `nil` when none does.
+    func writeGuard(_ access: ProjectAccess, schema: Schema, collections: Set<String>) async throws -> WriteGuard? {
+        guard access.role != .admin else { return nil }
+        let bound = schema.collections.filter { collections.contains($0.name) && $0.rules != nil }
+        guard !bound.isEmpty else { return nil }
+        let subject = try await subject(access)
+        var filters: [String: Filter] = [:]
+        for collection in bound {
+            if let write = RecordScope(collection: collection, subject: subject).write { filters[collection.name] = write }
+        }
+        return filters.isEmpty ? nil : try WriteGuard(filters: filters, schema: schema)
+    }
+
     /// The project's schema and the route's `:collection` within it, or `404 not_found`.
     func collection(_ access: ProjectAccess, _ context: CairnRequestContext) async throws -> (Schema, CollectionSchema) {
         let name = context.parameters.get("collection") ?? ""

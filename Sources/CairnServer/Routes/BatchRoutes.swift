@@ -20,7 +20,9 @@ struct BatchRoutes: ProjectRouteGroup {
                 throw ErrorBody.tooLarge("A batch holds at most \(maximumOperations) operations; split it")
             }
             let schema = try await access.schema(caller)
-            let outcome = try await batches.apply(batch, project: caller.project, schema: schema, user: caller.user, now: clock.now())
+            let outcome = try await batches.apply(
+                batch, project: caller.project, schema: schema, user: caller.user, now: clock.now(),
+                writeGuard: try await access.writeGuard(caller, schema: schema, collections: Set(batch.operations.map(\.collection))))
             metrics.pushed(outcome.results)
             await notifier.publish(project: caller.project, changes: outcome.changedCollections)
             return Response.jsonBytes(Self.body(outcome.resultTexts))

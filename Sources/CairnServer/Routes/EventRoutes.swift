@@ -21,6 +21,7 @@ struct EventRoutes: ProjectRouteGroup {
     func add(to routes: ProjectRoutes) {
         routes.on(.get, "events", requires: .reader) { request, context, caller in
             let stream = await notifier.subscribe(project: caller.project)
+            let noticeFilter = try await NoticeFilter(access: access, caller: caller)
             let heartbeat = self.heartbeat, timers = self.timers
             let metrics = self.metrics
             let body = ResponseBody { writer in
@@ -36,7 +37,8 @@ struct EventRoutes: ProjectRouteGroup {
                         tick.finish()
                     }
                     group.addTask {
-                        for await notice in stream {
+                        var noticeFilter = noticeFilter
+                        for await notice in stream where await noticeFilter.admits(notice) {
                             let json = (try? CairnJSON.encode(notice)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
                             tick.yield(ByteBuffer(string: "event: change\ndata: \(json)\n\n"))
                         }

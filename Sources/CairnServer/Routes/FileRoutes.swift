@@ -17,10 +17,14 @@ struct FileRoutes: ProjectRouteGroup {
             return try Response.json(metadata, status: .created, headers: [.location: metadata.uploadUrl])
         }
         routes.on(.get, "files", requires: .reader) { request, context, caller in
-            return try Response.json(try await files.search(project: caller.project, query: try Self.query(request.formQuery)))
+            let list = try await files.search(project: caller.project, query: try Self.query(request.formQuery)) { file in
+                try await access.mayRead(file, caller)
+            }
+            return try Response.json(list)
         }
         routes.on(.get, "files/:file", requires: .reader) { request, context, caller in
-            return try Response.json(try await files.metadata(try await files.file(project: caller.project, id: Self.id(context))))
+            let file = try await access.readable(try await files.file(project: caller.project, id: Self.id(context)), caller)
+            return try Response.json(try await files.metadata(file))
         }
         routes.on(.patch, "files/:file", requires: .writer, action: "Changing files") { request, context, caller in
             let update = try await request.decodeBody(FileUpdate.self, context: context, limit: 64 * 1024)
@@ -50,8 +54,8 @@ struct FileRoutes: ProjectRouteGroup {
             return try Response.json(try await files.metadata(file))
         }
         routes.on(.get, "files/:file/content", requires: .reader) { request, context, caller in
-            return try FileDownload.response(
-                try await files.file(project: caller.project, id: Self.id(context)), request: request, blobs: files.blobs, metrics: files.metrics)
+            let file = try await access.readable(try await files.file(project: caller.project, id: Self.id(context)), caller)
+            return try FileDownload.response(file, request: request, blobs: files.blobs, metrics: files.metrics)
         }
     }
 

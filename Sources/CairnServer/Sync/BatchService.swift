@@ -11,8 +11,11 @@ import Foundation
 struct BatchService: Sendable {
     let storage: any ServerStorage
 
-    /// Applies `batch` in one project write transaction.
-    func apply(_ batch: BatchRequest, project: String, schema: Schema, user: String, now: Date) async throws -> BatchOutcome {
+    /// Applies `batch` in one project write transaction; `writeGuard` refuses what the caller's data rules do not let
+    /// it write.
+    func apply(
+        _ batch: BatchRequest, project: String, schema: Schema, user: String, now: Date, writeGuard: WriteGuard? = nil
+    ) async throws -> BatchOutcome {
         // Data texts and fingerprints are made before the write lock is taken.
         let prepared = batch.operations.map(PreparedOperation.init)
         let fileIDs = FileReferences.ids(batch.operations, schema: schema)
@@ -39,11 +42,24 @@ struct BatchService: Sendable {
                 let current = lookups.record(operation.collection, operation.id)
                 let answer: BatchAnswer
                 let collection = schema.collection(named: operation.collection)
-                var plan = BatchPlanner.plan(operation, current: current, collection: collection)
+                var plan: BatchPlan
+                // A record the caller may not write is refused before anything of it is compared or answered.
+                if let writeGuard, let current, !current.record.deleted,
+                    let refusal = try writeGuard.refusal(collection: operation.collection, id: operation.id, data: current.record.data, state: "as stored")
+                {
+                    plan = .reject(refusal)
+                } else {
+                    plan = BatchPlanner.plan(operation, current: current, collection: collection)
+                }
                 if case .write(let data, false) = plan,
                     let problem = FileReferences.problem(data, previous: current, collection: collection, completed: completedFiles)
                 {
                     plan = .reject(problem)
+                }
+                if case .write(let data, false) = plan, let writeGuard,
+                    let refusal = try writeGuard.refusal(collection: operation.collection, id: operation.id, data: data, state: "as changed")
+                {
+                    plan = .reject(refusal)
                 }
                 switch plan {
                 case .write(let data, let deleted):

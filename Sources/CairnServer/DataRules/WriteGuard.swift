@@ -1,0 +1,36 @@
+import CairnProtocol
+
+/// The write rules of one batch's caller: a create, update, patch or delete is applied only when the stored record
+/// (when there is one) and the record after the change both match the caller's write filter, which includes the
+/// read rule (``RecordScope/write``). Anything else is refused with `forbidden`, naming the operation and never
+/// the record's data.
+///
+/// ```swift
+/// let guard = try WriteGuard(filters: ["jobs": scope.write!], schema: schema)
+/// if let refusal = try guard.refusal(collection: "jobs", id: "j-1", data: stored.record.data) { ... }
+/// ```
+struct WriteGuard: Sendable {
+    /// The write filter per collection the caller is bound in; collections not listed are not bound.
+    let filters: [String: Filter]
+    let schema: Schema
+    private let evaluator: RecordFilterEvaluator
+
+    /// A guard over these filters.
+    init(filters: [String: Filter], schema: Schema) throws {
+        self.filters = filters
+        self.schema = schema
+        self.evaluator = try RecordFilterEvaluator.shared()
+    }
+
+    /// `forbidden` when the caller may not write the record with this data (before or after the change); `nil` when
+    /// it may, or the collection binds no rule.
+    func refusal(collection: String, id: String, data: [String: JSONValue], state: String) throws -> ErrorBody? {
+        guard let filter = filters[collection], let collectionSchema = schema.collection(named: collection) else { return nil }
+        let text = JSONValue.object(data).jsonText()
+        guard try !evaluator.matches(filter, collection: collectionSchema, id: id, dataText: text) else { return nil }
+        return ErrorBody(
+            code: .forbidden,
+            message: "Your data rules do not let you write \(collection) \"\(id)\" (\(state)); `cairn admin explain` says why",
+            details: ["collection": .string(collection), "id": .string(id)])
+    }
+}
