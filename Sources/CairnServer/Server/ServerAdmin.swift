@@ -75,6 +75,42 @@ public struct ServerAdmin: Sendable {
         return claims
     }
 
+    /// Why `user` can or cannot read and write record `id` of `collection`: the rule and conditions that decide,
+    /// with the user's role and claims (`claims` in place of the stored ones, for an identity-provider user).
+    ///
+    /// ```swift
+    /// let why = try await admin.explain(project: "field", user: "ana", collection: "jobs", id: "j-1")
+    /// ```
+    public func explain(
+        project: String, user: String, collection: String, id: String, claims: [String: JSONValue]? = nil
+    ) async throws -> RuleExplanation {
+        guard let schema = try await storage.schema(project: project) else {
+            throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
+        }
+        guard let collectionSchema = schema.collection(named: collection) else {
+            throw ErrorBody(code: .notFound, message: "collection \"\(collection)\" is not in the schema of \(project)")
+        }
+        guard Names.isValidID(id) else { throw ErrorBody.validation("id is not a valid record id", field: "id") }
+        let subject = try await storage.role(user: user, project: project).map { role in
+            RuleSubject(user: user, role: role, claims: [:])
+        }
+        var bound = subject
+        if bound != nil {
+            if let claims {
+                bound?.claims = claims
+            } else {
+                bound?.claims = try await storage.claims(user: user, project: project) ?? [:]
+            }
+        }
+        let rows = try await storage.feedRange(
+            project: project, collection: collectionSchema, since: 0, snapshotHigh: Int64.max, limit: 1,
+            selection: FeedSelection(window: .condition("id", .eq, .string(id))))
+        var explanation = try RuleExplainer(evaluator: try RecordFilterEvaluator.shared()).explain(
+            collection: collectionSchema, id: id, row: rows.rows.first { $0.id == id && !$0.deleted }, subject: bound)
+        explanation.user = user
+        return explanation
+    }
+
     /// Replaces a project's schema with `schema` when it only adds to the current one; returns the stored schema
     /// with its new version. Throws `validation_failed`, `incompatible_schema` or `not_found`.
     @discardableResult

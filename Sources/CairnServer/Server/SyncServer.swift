@@ -81,6 +81,7 @@ public final class SyncServer: Sendable {
             AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock).collection, atPath: "v1/auth")
         let projectGroups: [any ProjectRouteGroup] = [
             SchemaRoutes(access: access, admin: admin),
+            RuleRoutes(access: access, admin: admin),
             ChangesRoutes(access: access, feed: feed, metrics: metrics, clock: clock),
             BatchRoutes(
                 access: access, batches: batches, notifier: notifier, metrics: metrics, clock: clock, maximumBytes: configuration.maximumBatchBytes,

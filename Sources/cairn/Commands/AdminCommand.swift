@@ -36,7 +36,10 @@ struct AdminCommand: AsyncParsableCommand {
               cairn admin --data ./cairn-data set-schema --project field schema.json
               cairn admin --data ./cairn-data limits --project field --file-bytes 52428800 --project-bytes 10737418240
             """,
-        subcommands: [AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self, Limits.self, Migrate.self])
+        subcommands: [
+            AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self, SetClaims.self, Claims.self, Explain.self, Limits.self,
+            Migrate.self,
+        ])
 
     /// `--data` may come before the subcommand, as in `cairn admin --data DIR add-project NAME`.
     @OptionGroup var options: AdminOptions
