@@ -102,6 +102,8 @@ struct StorageCopyTests {
         file.status = .deleted
         #expect(try await storage.insertFile(file, projectBytesLimit: nil))
         try await storage.setFileLimits(project: "field", limits: FileLimits(maximumFileBytes: 1000, maximumProjectBytes: nil))
+        try await storage.setClaims(user: "alice", project: "field", claims: ["regions": ["north"]])
+        try await storage.rememberReadScope(fingerprint: "00112233445566778899aabbccddeeff", filterText: #"{"or":[]}"#)
         try await blobs.create(project: "field", id: "f-1")
         _ = try await blobs.write(
             project: "field", id: "f-1", at: 0, limit: 2500, from: ServerMigration.once(ByteBuffer(bytes: TestFiles.bytes(2500, seed: 1))))
