@@ -190,6 +190,13 @@ enum PostgresMigrations {
             "CREATE TABLE login_failures (\"user\" TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
             "CREATE INDEX login_failures_user ON login_failures(\"user\", at)",
         ]),
+        Migration(version: 6, name: "operators-sign-in-revocations", statements: [
+            // Server operators, and when each user's sign-ins were last revoked (identity providers' users too).
+            "ALTER TABLE users ADD COLUMN operator BOOLEAN NOT NULL DEFAULT false",
+            "CREATE TABLE sign_in_revocations (\"user\" TEXT PRIMARY KEY, revoked_at DOUBLE PRECISION NOT NULL)",
+            "CREATE INDEX tokens_user ON tokens(\"user\")",
+            "CREATE INDEX clients_project ON clients(project, id)",
+        ]),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions

@@ -107,6 +107,17 @@ enum SQLiteMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v3-operators-sign-in-revocations") { db in
+            try db.execute(sql: """
+                ALTER TABLE users ADD COLUMN operator INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE sign_in_revocations (
+                    user TEXT PRIMARY KEY NOT NULL,
+                    revoked_at REAL NOT NULL
+                );
+                CREATE INDEX tokens_user ON tokens(user);
+                CREATE INDEX clients_project ON clients(project, id);
+                """)
+        }
         return migrator
     }
 }
