@@ -35,6 +35,7 @@ struct AdminCommand: AsyncParsableCommand {
               cairn admin --data ./cairn-data grant alice --project field --role writer
               cairn admin --data ./cairn-data set-schema --project field schema.json
               cairn admin --data ./cairn-data limits --project field --file-bytes 52428800 --project-bytes 10737418240
+              cairn admin --data ./cairn-data list-clients --project field --behind 1000
             """,
         subcommands: [
             AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self, Limits.self, Migrate.self, GrantOperator.self,
