@@ -76,6 +76,7 @@ struct AuthTests {
         for (template, item) in try #require(document["paths"]?.objectValue) {
             let path = template.replacingOccurrences(of: "{project}", with: Fixture.project)
                 .replacingOccurrences(of: "{collection}", with: "notes").replacingOccurrences(of: "{id}", with: file.id)
+                .replacingOccurrences(of: "{user}", with: "rita")
             for (verb, operation) in item.objectValue ?? [:] {
                 // Operations with `security: []` are public (health, login, public files...); the rest need a token.
                 guard ["get", "put", "post", "patch", "delete", "head"].contains(verb), operation["security"]?.arrayValue?.isEmpty != true

@@ -37,10 +37,14 @@ struct ServiceTests {
             "/v1/auth/logout": ["post"], "/v1/projects/{project}/schema": ["get", "put"],
             "/v1/projects/{project}/collections/{collection}/changes": ["get"],
             "/v1/projects/{project}/collections/{collection}/digest": ["get"], "/v1/projects/{project}/batch": ["post"],
-            "/v1/projects/{project}/events": ["get"], "/v1/projects/{project}/clients": ["post"],
+            "/v1/projects/{project}/events": ["get"], "/v1/projects/{project}/clients": ["post", "get"],
             "/v1/projects/{project}/files": ["get", "post"], "/v1/projects/{project}/files/{id}": ["get", "patch", "delete"],
             "/v1/projects/{project}/files/{id}/upload": ["put"], "/v1/projects/{project}/files/{id}/complete": ["post"],
             "/v1/projects/{project}/files/{id}/content": ["get"], "/v1/public/files/{id}": ["get"],
+            "/v1/projects/{project}/members": ["get"], "/v1/projects/{project}/members/{user}": ["put", "delete"],
+            "/v1/projects/{project}/members/{user}/revoke-sign-ins": ["post"], "/v1/admin/users": ["get"], "/v1/admin/projects": ["get"],
+            "/v1/admin/users/{user}/revoke-sign-ins": ["post"], "/v1/projects/{project}/members/{user}/claims": ["get", "put"],
+            "/v1/projects/{project}/explain": ["get"],
         ]
         #expect(Set(paths.keys) == Set(expected.keys))
         for (path, methods) in expected {
@@ -49,7 +53,7 @@ struct ServiceTests {
             // Each documented route exists on the server: it never answers "no route".
             for method in methods {
                 let concrete = path.replacingOccurrences(of: "{project}", with: "field").replacingOccurrences(of: "{collection}", with: "notes")
-                    .replacingOccurrences(of: "{id}", with: "0b5e4f7a-2c1d-4e8f-9a3b-6c7d8e9f0a1b")
+                    .replacingOccurrences(of: "{id}", with: "0b5e4f7a-2c1d-4e8f-9a3b-6c7d8e9f0a1b").replacingOccurrences(of: "{user}", with: "rita")
                 guard concrete != "/v1/projects/field/events" else { continue }
                 let reply = try await fixture.http.send(.init(rawValue: method.uppercased()), concrete, token: fixture.tokens["ada"])
                 #expect(!(reply.status == 404 && reply.json?["error"]?["message"]?.stringValue?.hasPrefix("No route") == true), "\(method) \(path)")

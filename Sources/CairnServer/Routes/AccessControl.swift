@@ -23,13 +23,22 @@ struct AccessControl: Sendable {
     func caller(_ context: CairnRequestContext, minimum: Role, action: String? = nil) async throws -> ProjectAccess {
         guard let user = context.identity?.user else { throw ErrorBody.unauthorized() }
         let project = context.parameters.get("project") ?? ""
-        guard Names.isValidProjectName(project), let role = try await storage.role(user: user, project: project) else {
+        guard Names.isValidProjectName(project), let role = try await role(of: user, in: project, needing: minimum) else {
             throw ErrorBody.notFound("project \"\(project)\"")
         }
         guard role >= minimum else {
             throw ErrorBody.forbidden("\(action ?? "This") needs the \(minimum.rawValue) role in \(project); you are \(role.rawValue)")
         }
         return ProjectAccess(user: user, project: project, role: role)
+    }
+
+    /// The user's role in `project`; a server operator counts as its `admin` (of an existing project). Operators are
+    /// looked up only when membership falls short of `minimum`, so a member's request costs one lookup.
+    private func role(of user: String, in project: String, needing minimum: Role) async throws -> Role? {
+        let member = try await storage.role(user: user, project: project)
+        if let member, member >= minimum { return member }
+        guard try await storage.isOperator(user: user), try await storage.schema(project: project) != nil else { return member }
+        return .admin
     }
 
     /// The project's schema, or `404 not_found`.

@@ -89,10 +89,14 @@ public final class SyncServer: Sendable {
             EventRoutes(access: access, notifier: notifier, metrics: metrics, heartbeat: configuration.eventsHeartbeat, timers: timers),
             ClientRoutes(access: access, storage: storage, clock: clock),
             FileRoutes(access: access, files: files),
+            MemberRoutes(access: access, admin: admin),
         ]
         // Every project route needs a signed-in caller; each declares the role it needs (see ProjectRoutes).
         let projects = router.group("v1/projects/:project").add(middleware: AuthenticationMiddleware(tokens: tokens))
         for group in projectGroups { projects.addRoutes(group.collection) }
+        // The server-wide administration routes need a signed-in server operator (see AdminRoutes).
+        router.group("v1/admin").add(middleware: AuthenticationMiddleware(tokens: tokens))
+            .addRoutes(AdminRoutes(access: access, admin: admin).collection)
         router.addRoutes(PublicFileRoutes(files: files).collection, atPath: "v1/public")
         return router
     }

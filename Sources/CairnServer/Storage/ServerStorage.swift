@@ -99,6 +99,32 @@ public protocol ServerStorage: Service, FileCatalog {
     /// Notes the last version a client pulled (it never goes back); unknown ids are ignored.
     func notePull(clientID: String, project: String, version: Int64, now: Date) async throws
 
+    // MARK: Administration
+
+    /// Makes `user` a server operator (admin of every project and of the server-wide routes) or not; `not_found` for
+    /// an unknown user.
+    func setOperator(user: String, _ isOperator: Bool) async throws
+    /// Whether `user` is a server operator; false for an unknown user.
+    func isOperator(user: String) async throws -> Bool
+    /// At most `limit` users whose name comes after `after` (from the first when `nil`), by name, with their projects.
+    func users(after: String?, limit: Int) async throws -> [UserSummary]
+    /// At most `limit` projects whose name comes after `after`, by name, with their member count and head version.
+    func projects(after: String?, limit: Int) async throws -> [ProjectSummary]
+    /// At most `limit` members of `project` whose user name comes after `after`, by user name; none for an unknown
+    /// project.
+    func members(project: String, after: String?, limit: Int) async throws -> [ProjectMember]
+    /// At most `limit` clients of `project` at least `behind` versions behind its head version, whose id comes after
+    /// `after`, by id; none for an unknown project.
+    func clients(project: String, behind: Int64, after: String?, limit: Int) async throws -> [ClientSummary]
+    /// Takes `user`'s membership of `project` away; false when there was none.
+    func revoke(user: String, project: String) async throws -> Bool
+    /// Revokes every token family of `user` and records `now` as when their sign-ins were revoked (for any user
+    /// name, one the server has no account for too: an identity provider's user).
+    func revokeSignIns(user: String, now: Date) async throws
+    /// When `user`'s sign-ins were last revoked by ``revokeSignIns(user:now:)``, if ever: a token issued before it is
+    /// refused.
+    func signInsRevokedAt(user: String) async throws -> Date?
+
     // MARK: Maintenance
 
     /// Deletes tombstones changed before `tombstonesBefore` (remembering, per collection, the highest version

@@ -35,12 +35,13 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
 
     /// Every table of a server's state, in an order foreign keys accept (a table after those it refers to).
     public static let all: [StorageTable] = [
-        .users, .projects, .members, .tokens, .records, .collectionState, .operations, .clients, .files, .fileLimits, .readScopes,
+        .users, .projects, .members, .tokens, .records, .collectionState, .operations, .clients, .files, .fileLimits,
+        .signInRevocations, .readScopes,
     ]
 
     /// Accounts and their password hashes.
     public static let users = StorageTable(
-        "users", key: [.text("name")], [.text("password_hash"), .real("created_at")])
+        "users", key: [.text("name")], [.text("password_hash"), .real("created_at"), .boolean("operator")])
     /// Projects: schema, head version.
     public static let projects = StorageTable(
         "projects", key: [.text("name")], [.text("schema_json"), .integer("head_version"), .real("created_at")])
@@ -79,6 +80,9 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
             .boolean("public"), .real("created_at"), .real("updated_at"), .text("created_by"), .text("attach_to", optional: true),
             .integer("attached_version", optional: true), .real("expires_at", optional: true),
         ])
+    /// When each user's sign-ins were last revoked (any user name: identity providers' users too).
+    public static let signInRevocations = StorageTable(
+        "sign_in_revocations", key: [.text("user")], [.real("revoked_at")])
     /// Read filters named by the fingerprints cursors carry.
     public static let readScopes = StorageTable("read_scopes", key: [.text("fingerprint")], [.text("filter")])
     /// Projects' own file limits.

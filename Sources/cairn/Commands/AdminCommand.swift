@@ -35,10 +35,12 @@ struct AdminCommand: AsyncParsableCommand {
               cairn admin --data ./cairn-data grant alice --project field --role writer
               cairn admin --data ./cairn-data set-schema --project field schema.json
               cairn admin --data ./cairn-data limits --project field --file-bytes 52428800 --project-bytes 10737418240
+              cairn admin --data ./cairn-data list-clients --project field --behind 1000
             """,
         subcommands: [
             AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self, SetClaims.self, Claims.self, Explain.self, Limits.self,
-            Migrate.self,
+            Migrate.self, GrantOperator.self, RevokeOperator.self, ListUsers.self, ListProjects.self, ListMembers.self, ListClients.self,
+            RemoveMember.self, RevokeSignIns.self,
         ])
 
     /// `--data` may come before the subcommand, as in `cairn admin --data DIR add-project NAME`.
@@ -91,10 +93,12 @@ struct AdminCommand: AsyncParsableCommand {
         var name: String
         @Option(name: .long, help: "The password (8 to 72 bytes).")
         var password: String
+        @Flag(name: .customLong("operator"), help: "Make the user a server operator: admin of every project and of the server-wide routes.")
+        var isOperator = false
 
         func run() async throws {
-            try await CLIError.wrap("cannot add user \(name)") { try await options.admin().addUser(name, password: password) }
-            print("added user \(name)")
+            try await CLIError.wrap("cannot add user \(name)") { try await options.admin().addUser(name, password: password, isOperator: isOperator) }
+            print(isOperator ? "added operator \(name)" : "added user \(name)")
         }
     }
 

@@ -43,7 +43,7 @@ struct PostgresMigrationsTests {
             let rows = try await clients[2].query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
             for try await name in rows.decode(String.self) { tables.insert(name) }
             for table in ["users", "tokens", "projects", "members", "records", "collection_state", "operations", "clients", "files",
-                          "file_limits", "file_chunks", "login_failures", "cairn_migrations"] {
+                          "file_limits", "file_chunks", "login_failures", "sign_in_revocations", "cairn_migrations"] {
                 #expect(tables.contains(table), "missing table \(table)")
             }
         }

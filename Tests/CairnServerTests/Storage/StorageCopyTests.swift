@@ -83,6 +83,8 @@ struct StorageCopyTests {
         try await storage.createProject(name: "field", now: F.epoch)
         try await storage.createUser(name: "alice", passwordHash: "h")
         try await storage.grant(user: "alice", project: "field", role: .writer)
+        try await storage.setOperator(user: "alice", true)
+        try await storage.revokeSignIns(user: "alice", now: F.epoch + 0.5)
         try await storage.insertToken(StoredToken(hash: "t", kind: .refresh, user: "alice", family: "f", expiresAt: F.epoch + 86_400))
         try await F.commit([F.row("n1", 1, #"{"title":"é \u{1F600}"}"#, fields: ["title": 1]), F.row("n2", 2, deleted: true)], in: storage)
         try await F.commit([F.row("n3", 3, deleted: true)], at: F.epoch + 7200, in: storage)

@@ -190,7 +190,14 @@ enum PostgresMigrations {
             "CREATE TABLE login_failures (\"user\" TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
             "CREATE INDEX login_failures_user ON login_failures(\"user\", at)",
         ]),
-        Migration(version: 6, name: "data-rules", statements: [
+        Migration(version: 6, name: "operators-sign-in-revocations", statements: [
+            // Server operators, and when each user's sign-ins were last revoked (identity providers' users too).
+            "ALTER TABLE users ADD COLUMN operator BOOLEAN NOT NULL DEFAULT false",
+            "CREATE TABLE sign_in_revocations (\"user\" TEXT PRIMARY KEY, revoked_at DOUBLE PRECISION NOT NULL)",
+            "CREATE INDEX tokens_user ON tokens(\"user\")",
+            "CREATE INDEX clients_project ON clients(project, id)",
+        ]),
+        Migration(version: 7, name: "data-rules", statements: [
             // Claims an operator sets for password users; rules read them as claims.NAME.
             "ALTER TABLE members ADD COLUMN claims TEXT NOT NULL DEFAULT '{}'",
             // The state each change replaced, so the feed knows which readers may hold a record that left their rules.

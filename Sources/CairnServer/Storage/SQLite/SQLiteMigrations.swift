@@ -107,7 +107,18 @@ enum SQLiteMigrations {
                 );
                 """)
         }
-        migrator.registerMigration("v3-data-rules") { db in
+        migrator.registerMigration("v3-operators-sign-in-revocations") { db in
+            try db.execute(sql: """
+                ALTER TABLE users ADD COLUMN operator INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE sign_in_revocations (
+                    user TEXT PRIMARY KEY NOT NULL,
+                    revoked_at REAL NOT NULL
+                );
+                CREATE INDEX tokens_user ON tokens(user);
+                CREATE INDEX clients_project ON clients(project, id);
+                """)
+        }
+        migrator.registerMigration("v4-data-rules") { db in
             try db.execute(sql: """
                 ALTER TABLE members ADD COLUMN claims TEXT NOT NULL DEFAULT '{}';
                 ALTER TABLE records ADD COLUMN prior_version INTEGER;
