@@ -23,6 +23,8 @@ public final class SyncServer: Sendable {
     public let timers: any Clock<Duration>
     let logger: Logger
     let tokens: TokenService
+    /// Checks the identity provider's JWTs; `nil` without ``ServerConfiguration/identityProvider``.
+    let identityProvider: JWTVerifier?
     let hasher: PasswordHasher
     let loginThrottle: LoginThrottle
     let notifier: ChangeNotifier
@@ -55,6 +57,7 @@ public final class SyncServer: Sendable {
         self.tokens = TokenService(
             storage: self.storage, clock: clock, accessTokenLifetime: configuration.accessTokenLifetime,
             refreshTokenLifetime: configuration.refreshTokenLifetime)
+        self.identityProvider = try configuration.identityProvider.map { try JWTVerifier(configuration: $0, clock: clock) }
         self.hasher = PasswordHasher(cost: configuration.bcryptCost)
         self.loginThrottle = LoginThrottle(
             log: self.storage.loginFailures ?? MemoryLoginFailures(), maximumFailures: configuration.maximumLoginFailures,
@@ -78,7 +81,8 @@ public final class SyncServer: Sendable {
         router.add(middleware: ErrorMiddleware(storage: storage))
         router.addRoutes(MetaRoutes(storage: storage, metrics: metrics).collection)
         router.addRoutes(
-            AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock).collection, atPath: "v1/auth")
+            AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock,
+                identityProvider: identityProvider).collection, atPath: "v1/auth")
         let projectGroups: [any ProjectRouteGroup] = [
             SchemaRoutes(access: access, admin: admin),
             ChangesRoutes(access: access, feed: feed, metrics: metrics, clock: clock),
@@ -90,7 +94,7 @@ public final class SyncServer: Sendable {
             FileRoutes(access: access, files: files),
         ]
         // Every project route needs a signed-in caller; each declares the role it needs (see ProjectRoutes).
-        let projects = router.group("v1/projects/:project").add(middleware: AuthenticationMiddleware(tokens: tokens))
+        let projects = router.group("v1/projects/:project").add(middleware: AuthenticationMiddleware(tokens: tokens, identityProvider: identityProvider))
         for group in projectGroups { projects.addRoutes(group.collection) }
         router.addRoutes(PublicFileRoutes(files: files).collection, atPath: "v1/public")
         return router

@@ -190,6 +190,10 @@ enum PostgresMigrations {
             "CREATE TABLE login_failures (\"user\" TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
             "CREATE INDEX login_failures_user ON login_failures(\"user\", at)",
         ]),
+        Migration(version: 6, name: "login-failures-by-address", statements: [
+            // The throttle counts failures per user and client address, so a stranger cannot lock a user out.
+            "ALTER TABLE login_failures ADD COLUMN address TEXT NOT NULL DEFAULT ''",
+        ]),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions
