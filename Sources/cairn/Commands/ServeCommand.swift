@@ -106,7 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
             logLevel: try Logger.Level(rawValue: level).orThrow(ValidationError("log level \(level) is not a level")),
             durability: try CommitDurability(rawValue: mode).orThrow(ValidationError("durability is full or normal, not \(mode)")),
             identityProvider: try identityProvider(value))
-        guard (0...65535).contains(settings.port) else { throw ValidationError("the port must be from 0 to 65535") }
+        guard (0...65535).contains(settings.port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard settings.tombstoneDays > 0 else { throw ValidationError("tombstone days must be positive") }
         guard settings.purgeInterval >= 0 else { throw ValidationError("the purge interval cannot be negative") }
         guard settings.accessTokenMinutes > 0 else { throw ValidationError("access token minutes must be positive") }
