@@ -95,6 +95,8 @@ let package = Package(
                 "CairnServer",
                 "CairnProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // TestIdentityProvider's RSA keys.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
