@@ -153,6 +153,19 @@ struct IdentityProviderTests {
         let pulled = try await http.send(.GET, "/v1/projects/field/collections/notes/changes", token: writer).decode(ChangesPage.self)
         #expect(pulled.changes.map(\.id) == ["n1"])
 
+        // Files: create, send the bytes, complete, download.
+        let bytes = Data("photo bytes".utf8)
+        let created = try await http.send(
+            .POST, "/v1/projects/field/files", token: writer,
+            value: NewFileRequest(name: "p.jpg", contentType: "image/jpeg", size: Int64(bytes.count), sha256: nil, tags: [], public: false, attachTo: nil))
+        #expect(created.status == 201, "\(created.errorMessage ?? "")")
+        let uploaded = try created.decode(FileMetadata.self)
+        #expect(try await http.send(.PUT, uploaded.uploadUrl, token: writer, body: bytes).status < 300)
+        #expect(try await http.send(.POST, "/v1/projects/field/files/\(uploaded.id)/complete", token: writer).status == 200)
+        let download = try await http.send(.GET, "/v1/projects/field/files/\(uploaded.id)/content", token: writer)
+        #expect(download.status == 200)
+        #expect(download.body == bytes)
+
         // A reader by the claim may pull but not push; a project the claim does not name is not found.
         let reader = try TestIdentityProvider.token(
             TestIdentityProvider.claims("auth0|ray", now: clock.now(), ["cairn": ["projects": ["field": "reader"]]]), key: provider.ec)
