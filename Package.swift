@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
     ],
     targets: [
         .target(name: "CairnProtocol", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -80,6 +81,10 @@ let package = Package(
                 // GET /metrics: swift-metrics' API, kept per server in a Prometheus registry.
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // Sign-in through an identity provider: JWTs verified against the provider's JWKS.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                // The identity provider's JWKS fetched from its URL.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             resources: [.copy("Resources/openapi.json")]
         ),
@@ -90,6 +95,8 @@ let package = Package(
                 "CairnServer",
                 "CairnProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // TestIdentityProvider's RSA keys.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -119,6 +126,10 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Identity provider tests sign their own JWTs and serve their JWKS over HTTP.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
     ]

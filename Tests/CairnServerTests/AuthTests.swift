@@ -144,6 +144,8 @@ struct AuthTests {
         #expect(limited.status == 429)
         #expect(limited.errorCode == "rate_limited")
         #expect(limited.header("Retry-After") != nil)
+        // Every test caller is 127.0.0.1: the lock holds for this user from this address (other addresses: LoginThrottleTests).
+        #expect(limited.json?["error"]?["message"]?.stringValue?.contains("from here") == true)
         // Another user is not affected.
         #expect(try await http.send(.POST, "/v1/auth/login", json: ["username": "alice", "password": .string(TestServer.password)]).status == 200)
         clock.advance(by: 301)

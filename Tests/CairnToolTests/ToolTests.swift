@@ -129,6 +129,26 @@ struct ToolTests {
         #expect(try Tool.run(["serve", "--bogus"]).status != 0)
     }
 
+    @Test("serve with an identity provider: issuer and audience required, a JWKS file it cannot use refused at start")
+    func serveIdentityProvider() throws {
+        let data = Tool.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let noIssuer = try Tool.run(["serve", "--data", data.path, "--jwks", "https://login.example.com/jwks.json", "--jwt-audience", "cairn"])
+        #expect(noIssuer.status != 0)
+        #expect(noIssuer.stderr.contains("--jwt-issuer"))
+        let noAudience = try Tool.run(["serve", "--data", data.path], environment: ["CAIRN_JWKS": "keys.json", "CAIRN_JWT_ISSUER": "https://login.example.com/"])
+        #expect(noAudience.status != 0)
+        #expect(noAudience.stderr.contains("--jwt-audience"))
+        let jwks = data.appendingPathComponent("keys.json")
+        try Data(#"{"keys": [{"kty": "oct", "kid": "h", "k": "c2VjcmV0"}]}"#.utf8).write(to: jwks)
+        let unusable = try Tool.run([
+            "serve", "--data", data.path, "--port", "0", "--jwks", jwks.path, "--jwt-issuer", "https://login.example.com/", "--jwt-audience", "cairn",
+        ])
+        #expect(unusable.status != 0)
+        #expect(unusable.stderr.contains("cannot use the identity provider's keys (--jwks)"))
+        #expect(unusable.stderr.contains("no usable key"))
+    }
+
     @Test("serve answers on the port it prints, with the admin's data")
     func serve() async throws {
         let data = Tool.temporaryDirectory()

@@ -1,21 +1,40 @@
 import CairnProtocol
 import Hummingbird
 
-/// Requires `Authorization: Bearer <accessToken>` on the routes of the group it is added to: a valid, unexpired,
-/// unrevoked access token becomes the request's ``CairnRequestContext/identity``; anything else is
-/// `401 unauthorized` before the route runs.
+/// Requires `Authorization: Bearer <token>` on the routes of the group it is added to: a valid, unexpired,
+/// unrevoked Cairn access token (`cat_...`), or, when the server has an identity provider, a JWT it signed (a
+/// token with two dots, checked by ``JWTVerifier``), becomes the request's ``CairnRequestContext/identity``;
+/// anything else is `401 unauthorized` before the route runs.
 ///
 /// ```swift
-/// let projects = router.group("v1/projects/:project").add(middleware: AuthenticationMiddleware(tokens: tokens))
+/// let projects = router.group("v1/projects/:project").add(middleware: AuthenticationMiddleware(tokens: tokens, identityProvider: nil))
 /// ```
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = CairnRequestContext
     let tokens: TokenService
+    /// Checks identity provider tokens; `nil` when the server accepts Cairn's tokens only.
+    let identityProvider: JWTVerifier?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.identity = try await tokens.authenticate(accessToken: Self.bearerToken(request))
+        context.identity = try await signIn(Self.bearerToken(request))
         return try await next(request, context)
+    }
+
+    /// Who `token` signs in: Cairn's tokens start with `cat_`, an identity provider's JWT has two dots.
+    func signIn(_ token: String) async throws -> SignedInUser {
+        guard !token.hasPrefix("cat_"), token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2 else {
+            return SignedInUser(token: try await tokens.authenticate(accessToken: token))
+        }
+        guard let identityProvider else {
+            throw ErrorBody.unauthorized("This server accepts no identity provider tokens (JWT): sign in with /v1/auth/login")
+        }
+        let user = try await identityProvider.verify(token)
+        // An operator's revocation of the user's sign-ins ends the JWTs issued before it (without `iat`, all of them).
+        if let revoked = try await tokens.storage.signInsRevokedAt(user: user.user), (user.issuedAt ?? .distantPast) <= revoked {
+            throw ErrorBody.unauthorized("This user's sign-ins were revoked at \(RFC3339.string(from: revoked)): get a new token from the identity provider")
+        }
+        return user
     }
 
     /// The token of `Authorization: Bearer <accessToken>`, or `401 unauthorized`.

@@ -7,13 +7,16 @@ public struct CairnRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The request id: the caller's `X-Request-ID` when it sent a usable one, else a new one.
     public var requestID: String = ""
-    /// The access token the request signed in with, set by ``AuthenticationMiddleware`` on the routes that need
-    /// one; `nil` elsewhere.
-    var identity: StoredToken?
+    /// Who signed the request in, set by ``AuthenticationMiddleware`` on the routes that need it; `nil` elsewhere.
+    var identity: SignedInUser?
+    /// The IP address the request came from (the connection's peer), which the sign-in throttle counts by; `nil`
+    /// when the connection has none (a Unix socket).
+    var clientAddress: String?
 
     /// Creates the context Hummingbird makes for each request; ``requestID`` is set by the request-log middleware.
     public init(source: Source) {
         self.coreContext = .init(source: source)
+        self.clientAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// 16 MiB. Cairn's routes ignore it: each collects its body up to its own limit (1 MiB, or

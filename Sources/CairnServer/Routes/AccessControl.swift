@@ -19,25 +19,33 @@ struct AccessControl: Sendable {
 
     /// Checks that the signed-in caller is a member of the route's project with at least `minimum`: non-members
     /// (and unknown projects) get `404 not_found`, members with a lesser role `403 forbidden`, and a request no one
-    /// signed in `401 unauthorized`.
+    /// signed in `401 unauthorized`. The role comes from the identity provider's roles claim when the caller's JWT
+    /// has one (a project it does not name: not a member), else from the members table.
     func caller(_ context: CairnRequestContext, minimum: Role, action: String? = nil) async throws -> ProjectAccess {
-        guard let user = context.identity?.user else { throw ErrorBody.unauthorized() }
+        guard let identity = context.identity else { throw ErrorBody.unauthorized() }
+        let user = identity.user
         let project = context.parameters.get("project") ?? ""
-        guard Names.isValidProjectName(project), let role = try await role(of: user, in: project, needing: minimum) else {
+        guard Names.isValidProjectName(project), let role = try await role(of: identity, in: project, needing: minimum) else {
             throw ErrorBody.notFound("project \"\(project)\"")
         }
         guard role >= minimum else {
             throw ErrorBody.forbidden("\(action ?? "This") needs the \(minimum.rawValue) role in \(project); you are \(role.rawValue)")
         }
-        return ProjectAccess(user: user, project: project, role: role)
+        return ProjectAccess(user: user, project: project, role: role, tokenClaims: identity.tokenClaims)
     }
 
-    /// The user's role in `project`; a server operator counts as its `admin` (of an existing project). Operators are
-    /// looked up only when membership falls short of `minimum`, so a member's request costs one lookup.
-    private func role(of user: String, in project: String, needing minimum: Role) async throws -> Role? {
-        let member = try await storage.role(user: user, project: project)
+    /// The caller's role in `project`: from the JWT's roles claim when it has one (for a project that exists), else
+    /// the members table; a server operator counts as `admin` of an existing project. Operators are looked up only
+    /// when membership falls short of `minimum`, so a member's request costs one lookup.
+    private func role(of identity: SignedInUser, in project: String, needing minimum: Role) async throws -> Role? {
+        let member: Role?
+        if let roles = identity.tokenRoles {
+            member = try await storage.schema(project: project) != nil ? roles[project] : nil
+        } else {
+            member = try await storage.role(user: identity.user, project: project)
+        }
         if let member, member >= minimum { return member }
-        guard try await storage.isOperator(user: user), try await storage.schema(project: project) != nil else { return member }
+        guard try await storage.isOperator(user: identity.user), try await storage.schema(project: project) != nil else { return member }
         return .admin
     }
 

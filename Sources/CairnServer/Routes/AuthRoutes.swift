@@ -10,22 +10,25 @@ struct AuthRoutes: RouteGroup {
     let hasher: PasswordHasher
     let loginThrottle: LoginThrottle
     let clock: any WallClock
+    /// Checks identity provider tokens at logout; `nil` when the server has none.
+    let identityProvider: JWTVerifier?
 
     func add(to routes: RouteCollection<CairnRequestContext>) {
         routes.post("login") { request, context in
             let login = try await request.decodeBody(LoginRequest.self, context: context, limit: 64 * 1024)
             let now = clock.now()
-            if let wait = try await loginThrottle.retryAfter(login.username, now: now) {
+            let address = context.clientAddress ?? ""
+            if let wait = try await loginThrottle.retryAfter(login.username, from: address, now: now) {
                 let seconds = Int(wait.rounded(.up))
                 throw ErrorBody(
-                    code: .rateLimited, message: "Too many failed sign-ins for this user; retry in \(seconds) s",
+                    code: .rateLimited, message: "Too many failed sign-ins for this user from here; retry in \(seconds) s",
                     details: ["retryAfter": .integer(Int64(seconds))])
             }
             guard let user = try await storage.user(named: login.username), try await hasher.verify(login.password, hash: user.passwordHash) else {
-                try await loginThrottle.recordFailure(login.username, now: now)
+                try await loginThrottle.recordFailure(login.username, from: address, now: now)
                 throw ErrorBody(code: .invalidCredentials, message: "Wrong username or password")
             }
-            try await loginThrottle.recordSuccess(login.username)
+            try await loginThrottle.recordSuccess(login.username, from: address)
             let pair = try await tokens.issue(user: user.name)
             return try await tokenResponse(user: user.name, pair.access, pair.refresh, pair.expiresIn)
         }
@@ -34,10 +37,11 @@ struct AuthRoutes: RouteGroup {
             let rotated = try await tokens.refresh(body.refreshToken)
             return try await tokenResponse(user: rotated.user, rotated.access, rotated.refresh, rotated.expiresIn)
         }
-        routes.group().add(middleware: AuthenticationMiddleware(tokens: tokens)).post("logout") { _, context in
-            // The access token identifies the sign-in; revoking its family kills the refresh tokens too.
-            guard let token = context.identity else { throw ErrorBody.unauthorized() }
-            try await storage.revokeTokenFamily(token.family)
+        routes.group().add(middleware: AuthenticationMiddleware(tokens: tokens, identityProvider: identityProvider)).post("logout") { _, context in
+            // The access token identifies the sign-in; revoking its family kills the refresh tokens too. An
+            // identity provider's JWT has nothing here to revoke: it stays valid until its `exp`.
+            guard let identity = context.identity else { throw ErrorBody.unauthorized() }
+            if let family = identity.family { try await storage.revokeTokenFamily(family) }
             return Response(status: .noContent)
         }
     }

@@ -33,9 +33,14 @@ struct RuleRoutes: ProjectRouteGroup {
                 }
                 claims = object
             }
+            var role: Role?
+            if let text = query.get("role") {
+                guard let parsed = Role(rawValue: text) else { throw ErrorBody.validation("role is reader, writer or admin", field: "role") }
+                role = parsed
+            }
             let explanation = try await admin.explain(
                 project: caller.project, user: try required("user"), collection: try required("collection"), id: try required("id"),
-                claims: claims)
+                role: role, claims: claims)
             return try Response.json(explanation)
         }
     }

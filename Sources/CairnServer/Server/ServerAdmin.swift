@@ -76,13 +76,14 @@ public struct ServerAdmin: Sendable {
     }
 
     /// Why `user` can or cannot read and write record `id` of `collection`: the rule and conditions that decide,
-    /// with the user's role and claims (`claims` in place of the stored ones, for an identity-provider user).
+    /// with the user's role and claims. `role` and `claims` replace the stored ones, to explain for an
+    /// identity-provider user whose token carries them.
     ///
     /// ```swift
     /// let why = try await admin.explain(project: "field", user: "ana", collection: "jobs", id: "j-1")
     /// ```
     public func explain(
-        project: String, user: String, collection: String, id: String, claims: [String: JSONValue]? = nil
+        project: String, user: String, collection: String, id: String, role: Role? = nil, claims: [String: JSONValue]? = nil
     ) async throws -> RuleExplanation {
         guard let schema = try await storage.schema(project: project) else {
             throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
@@ -91,9 +92,8 @@ public struct ServerAdmin: Sendable {
             throw ErrorBody(code: .notFound, message: "collection \"\(collection)\" is not in the schema of \(project)")
         }
         guard Names.isValidID(id) else { throw ErrorBody.validation("id is not a valid record id", field: "id") }
-        let subject = try await storage.role(user: user, project: project).map { role in
-            RuleSubject(user: user, role: role, claims: [:])
-        }
+        let stored = try await storage.role(user: user, project: project)
+        let subject = (role ?? stored).map { RuleSubject(user: user, role: $0, claims: [:]) }
         var bound = subject
         if bound != nil {
             if let claims {

@@ -25,7 +25,8 @@ public struct ServerConfiguration: Sendable {
     public var purgeInterval: TimeInterval = 3600
     /// The bcrypt cost for new password hashes.
     public var bcryptCost: UInt8 = 10
-    /// Failed logins per username allowed within `loginFailureWindow` before further attempts get `429`.
+    /// Failed logins per username and client address allowed within `loginFailureWindow` before further attempts
+    /// from that address get `429`; ten times as many from all addresses together lock the name everywhere.
     public var maximumLoginFailures: Int = 5
     /// The window of `maximumLoginFailures`, in seconds.
     public var loginFailureWindow: TimeInterval = 300
@@ -42,6 +43,10 @@ public struct ServerConfiguration: Sendable {
     /// How long a `new` file waits for its bytes after creation or its last received chunk before the sweeper
     /// deletes it (default 24 hours).
     public var fileUploadExpiry: TimeInterval = 24 * 3600
+
+    /// Sign-in through an identity provider (JWTs checked against its JWKS) beside Cairn's own tokens; `nil` (the
+    /// default) accepts Cairn's tokens only.
+    public var identityProvider: IdentityProviderConfiguration?
 
     /// When an acknowledged write is safe: `.full` (the default) waits for the disk at every commit.
     public var durability: CommitDurability = .full

@@ -23,6 +23,8 @@ public final class SyncServer: Sendable {
     public let timers: any Clock<Duration>
     let logger: Logger
     let tokens: TokenService
+    /// Checks the identity provider's JWTs; `nil` without ``ServerConfiguration/identityProvider``.
+    let identityProvider: JWTVerifier?
     let hasher: PasswordHasher
     let loginThrottle: LoginThrottle
     let notifier: ChangeNotifier
@@ -55,6 +57,7 @@ public final class SyncServer: Sendable {
         self.tokens = TokenService(
             storage: self.storage, clock: clock, accessTokenLifetime: configuration.accessTokenLifetime,
             refreshTokenLifetime: configuration.refreshTokenLifetime)
+        self.identityProvider = try configuration.identityProvider.map { try JWTVerifier(configuration: $0, clock: clock) }
         self.hasher = PasswordHasher(cost: configuration.bcryptCost)
         self.loginThrottle = LoginThrottle(
             log: self.storage.loginFailures ?? MemoryLoginFailures(), maximumFailures: configuration.maximumLoginFailures,
@@ -78,7 +81,8 @@ public final class SyncServer: Sendable {
         router.add(middleware: ErrorMiddleware(storage: storage))
         router.addRoutes(MetaRoutes(storage: storage, metrics: metrics).collection)
         router.addRoutes(
-            AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock).collection, atPath: "v1/auth")
+            AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock,
+                identityProvider: identityProvider).collection, atPath: "v1/auth")
         let projectGroups: [any ProjectRouteGroup] = [
             SchemaRoutes(access: access, admin: admin),
             RuleRoutes(access: access, admin: admin),
@@ -92,10 +96,11 @@ public final class SyncServer: Sendable {
             MemberRoutes(access: access, admin: admin),
         ]
         // Every project route needs a signed-in caller; each declares the role it needs (see ProjectRoutes).
-        let projects = router.group("v1/projects/:project").add(middleware: AuthenticationMiddleware(tokens: tokens))
+        let authentication = AuthenticationMiddleware(tokens: tokens, identityProvider: identityProvider)
+        let projects = router.group("v1/projects/:project").add(middleware: authentication)
         for group in projectGroups { projects.addRoutes(group.collection) }
         // The server-wide administration routes need a signed-in server operator (see AdminRoutes).
-        router.group("v1/admin").add(middleware: AuthenticationMiddleware(tokens: tokens))
+        router.group("v1/admin").add(middleware: authentication)
             .addRoutes(AdminRoutes(access: access, admin: admin).collection)
         router.addRoutes(PublicFileRoutes(files: files).collection, atPath: "v1/public")
         return router

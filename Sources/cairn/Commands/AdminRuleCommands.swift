@@ -3,6 +3,8 @@ import CairnProtocol
 import CairnServer
 import Foundation
 
+extension Role: ExpressibleByArgument {}
+
 extension AdminCommand {
     struct SetClaims: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -68,6 +70,8 @@ extension AdminCommand {
         var collection: String
         @Option(name: .long, help: "The record's id.")
         var id: String
+        @Option(name: .long, help: "A role to use instead of the stored one (an identity-provider user's roles claim): reader, writer or admin.")
+        var role: Role?
         @Option(name: .long, help: "Claims to use instead of the stored ones (an identity-provider user's token claims), as a JSON object.")
         var claims: String?
         @Flag(name: .long, help: "Print JSON.")
@@ -81,7 +85,7 @@ extension AdminCommand {
                 }
             }
             let explanation = try await CLIError.wrap("cannot explain \(collection) \(id) for \(user)") {
-                try await options.admin().explain(project: project, user: user, collection: collection, id: id, claims: override)
+                try await options.admin().explain(project: project, user: user, collection: collection, id: id, role: role, claims: override)
             }
             if json {
                 print(String(decoding: try CairnJSON.encode(explanation), as: UTF8.self))

@@ -13,13 +13,18 @@ struct ServeCommand: AsyncParsableCommand {
             Create projects and users first with `cairn admin --data DIR ...` (or `--postgres URL`).
 
             Every option can also come from the environment: CAIRN_DATA, CAIRN_POSTGRES_URL, CAIRN_HOST, CAIRN_PORT,
-            CAIRN_TOMBSTONE_DAYS, CAIRN_PURGE_INTERVAL, CAIRN_ACCESS_TOKEN_MINUTES, CAIRN_LOG_LEVEL, CAIRN_DURABILITY.
-            A flag wins over its variable.
+            CAIRN_TOMBSTONE_DAYS, CAIRN_PURGE_INTERVAL, CAIRN_ACCESS_TOKEN_MINUTES, CAIRN_LOG_LEVEL, CAIRN_DURABILITY,
+            CAIRN_JWKS, CAIRN_JWT_ISSUER, CAIRN_JWT_AUDIENCE, CAIRN_JWT_ROLES_CLAIM. A flag wins over its variable.
+
+            With --jwks (and --jwt-issuer, --jwt-audience), users may also sign in with their company's identity
+            provider: requests carry its JWT as `Authorization: Bearer <JWT>`, beside Cairn's own tokens.
 
             Example:
               cairn admin --data ./cairn-data add-project field
               cairn serve --data ./cairn-data --port 8080
               CAIRN_POSTGRES_URL=postgres://cairn@db.internal/cairn CAIRN_HOST=0.0.0.0 cairn serve
+              cairn serve --jwks https://login.example.com/.well-known/jwks.json \\
+                --jwt-issuer https://login.example.com/ --jwt-audience cairn
             """)
 
     @Option(name: .long, help: "The data directory, created if missing (CAIRN_DATA; default ./cairn-data).")
@@ -53,6 +58,22 @@ struct ServeCommand: AsyncParsableCommand {
         help: "full: every acknowledged write is on disk before the answer (survives a power cut); normal: flushed at checkpoints (survives a server crash only, about 10% faster pushes). SQLite only (CAIRN_DURABILITY; default full).")
     var durability: String?
 
+    @Option(
+        name: .long,
+        help: "The identity provider's signing keys, a JWKS at an http(s) URL (cached, fetched again on an unknown kid) or in a file read at start (CAIRN_JWKS). Needs --jwt-issuer and --jwt-audience.")
+    var jwks: String?
+
+    @Option(name: .long, help: "The issuer (iss) the identity provider's tokens must carry (CAIRN_JWT_ISSUER).")
+    var jwtIssuer: String?
+
+    @Option(name: .long, help: "The audience (aud) the identity provider's tokens must include (CAIRN_JWT_AUDIENCE).")
+    var jwtAudience: String?
+
+    @Option(
+        name: .long,
+        help: "The claim of the identity provider's tokens that gives Cairn roles, {\"projects\": {\"PROJECT\": \"reader|writer|admin\"}}; without it in a token, roles come from the members table (CAIRN_JWT_ROLES_CLAIM; default cairn).")
+    var jwtRolesClaim: String?
+
     /// The options as given, else from the environment, else their defaults; checked.
     struct Settings {
         var data: String
@@ -64,6 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
         var accessTokenMinutes: Double
         var logLevel: Logger.Level
         var durability: CommitDurability
+        var identityProvider: IdentityProviderConfiguration?
     }
 
     func settings(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Settings {
@@ -82,12 +104,29 @@ struct ServeCommand: AsyncParsableCommand {
             tombstoneDays: try value(tombstoneDays, "CAIRN_TOMBSTONE_DAYS", 30), purgeInterval: try value(purgeInterval, "CAIRN_PURGE_INTERVAL", 3600),
             accessTokenMinutes: try value(accessTokenMinutes, "CAIRN_ACCESS_TOKEN_MINUTES", 15),
             logLevel: try Logger.Level(rawValue: level).orThrow(ValidationError("log level \(level) is not a level")),
-            durability: try CommitDurability(rawValue: mode).orThrow(ValidationError("durability is full or normal, not \(mode)")))
-        guard (0...65535).contains(settings.port) else { throw ValidationError("the port must be from 0 to 65535") }
+            durability: try CommitDurability(rawValue: mode).orThrow(ValidationError("durability is full or normal, not \(mode)")),
+            identityProvider: try identityProvider(value))
+        guard (0...65535).contains(settings.port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard settings.tombstoneDays > 0 else { throw ValidationError("tombstone days must be positive") }
         guard settings.purgeInterval >= 0 else { throw ValidationError("the purge interval cannot be negative") }
         guard settings.accessTokenMinutes > 0 else { throw ValidationError("access token minutes must be positive") }
         return settings
+    }
+
+    /// The identity provider the options name, or `nil` without --jwks; the issuer and audience are required with it.
+    private func identityProvider(_ value: (String?, String, String) throws -> String) throws -> IdentityProviderConfiguration? {
+        let jwks = try value(self.jwks, "CAIRN_JWKS", "")
+        let issuer = try value(jwtIssuer, "CAIRN_JWT_ISSUER", "")
+        let audience = try value(jwtAudience, "CAIRN_JWT_AUDIENCE", "")
+        let rolesClaim = try value(jwtRolesClaim, "CAIRN_JWT_ROLES_CLAIM", "cairn")
+        guard !jwks.isEmpty else {
+            guard issuer.isEmpty, audience.isEmpty else { throw ValidationError("--jwt-issuer and --jwt-audience need --jwks (CAIRN_JWKS)") }
+            return nil
+        }
+        guard !issuer.isEmpty else { throw ValidationError("--jwks needs --jwt-issuer (CAIRN_JWT_ISSUER): the iss the identity provider's tokens carry") }
+        guard !audience.isEmpty else { throw ValidationError("--jwks needs --jwt-audience (CAIRN_JWT_AUDIENCE): the aud the identity provider's tokens carry for Cairn") }
+        guard !rolesClaim.isEmpty else { throw ValidationError("--jwt-roles-claim cannot be empty") }
+        return IdentityProviderConfiguration(jwks: jwks, issuer: issuer, audience: audience, rolesClaim: rolesClaim)
     }
 
     func validate() throws { _ = try settings() }
@@ -102,12 +141,17 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.accessTokenLifetime = settings.accessTokenMinutes * 60
         configuration.durability = settings.durability
         configuration.postgresURL = settings.postgres
+        configuration.identityProvider = settings.identityProvider
         var logger = Logger(label: "cairn.server")
         logger.logLevel = settings.logLevel
-        let server = try await CLIError.wrap(
-            settings.postgres == nil ? "cannot open the data directory \(settings.data)" : "cannot open the PostgreSQL database"
-        ) {
-            try await SyncServer.open(configuration: configuration, logger: logger)
+        let server: SyncServer
+        do {
+            server = try await SyncServer.open(configuration: configuration, logger: logger)
+        } catch let error as JWKSError {
+            throw CLIError("cannot use the identity provider's keys (--jwks): \(error)")
+        } catch {
+            let context = settings.postgres == nil ? "cannot open the data directory \(settings.data)" : "cannot open the PostgreSQL database"
+            throw CLIError("\(context): \(CLIError.describe(error))")
         }
         let host = configuration.host
         let data = settings.postgres == nil ? "data: \(settings.data)" : "data: PostgreSQL"

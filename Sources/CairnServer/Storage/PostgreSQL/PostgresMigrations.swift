@@ -206,6 +206,10 @@ enum PostgresMigrations {
             // The read filters cursors name by fingerprint, to tell what changed when rules, claims or roles change.
             "CREATE TABLE read_scopes (fingerprint TEXT PRIMARY KEY, filter TEXT NOT NULL)",
         ]),
+        Migration(version: 8, name: "login-failures-by-address", statements: [
+            // The throttle counts failures per user and client address, so a stranger cannot lock a user out.
+            "ALTER TABLE login_failures ADD COLUMN address TEXT NOT NULL DEFAULT ''",
+        ]),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions

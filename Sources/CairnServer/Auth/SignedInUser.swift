@@ -1,0 +1,33 @@
+import Foundation
+import CairnProtocol
+
+/// Who signed a request in, as ``AuthenticationMiddleware`` found it: with one of Cairn's access tokens, or with a
+/// JWT of the configured identity provider.
+struct SignedInUser: Sendable {
+    /// The user name: the token's user, or the JWT's `sub`.
+    let user: String
+    /// The Cairn sign-in (token family) the access token belongs to, which logout revokes; `nil` for a JWT.
+    let family: String?
+    /// Every claim of the JWT except the registered ones (`iss`, `sub`, `aud`, `exp`, `nbf`, `iat`, `jti`) and the
+    /// roles claim; `nil` for Cairn's tokens.
+    let tokenClaims: [String: JSONValue]?
+    /// Roles by project from the JWT's roles claim; `nil` for Cairn's tokens and for JWTs without that claim (then
+    /// membership comes from the members table).
+    let tokenRoles: [String: Role]?
+    /// When the JWT was issued (`iat`); `nil` for Cairn's tokens and JWTs without it.
+    let issuedAt: Date?
+
+    /// A user signed in with a Cairn access token.
+    init(token: StoredToken) {
+        self.init(user: token.user, family: token.family, tokenClaims: nil, tokenRoles: nil)
+    }
+
+    /// A user signed in as described.
+    init(user: String, family: String?, tokenClaims: [String: JSONValue]?, tokenRoles: [String: Role]?, issuedAt: Date? = nil) {
+        self.user = user
+        self.family = family
+        self.tokenClaims = tokenClaims
+        self.tokenRoles = tokenRoles
+        self.issuedAt = issuedAt
+    }
+}
