@@ -76,9 +76,9 @@ public struct FeedSelection: Sendable, Hashable {
     }
 }
 
-/// What a reader may hold of a record that changed: the state the record had before that change (each row keeps
-/// it: `prior_version`, `prior_data`) if it is at or below ``through`` and matched ``filter``. A record created
-/// after ``through`` is not held; a prior state above ``through``, or unknown (rows written before Cairn kept it), may be.
+/// What a reader may hold of a record that changed: the state the record had at ``through`` (the row's prior state,
+/// `prior_version` and `prior_data`, or an older one kept in `record_history`) if it matched ``filter``. A record
+/// created after ``through`` is not held; one whose prior state is unknown (rows written before Cairn kept it) may be.
 public struct FeedHolding: Sendable, Hashable {
     /// What the reader received up to ``through``; `nil`: every record.
     public var filter: Filter?

@@ -36,7 +36,7 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
     /// Every table of a server's state, in an order foreign keys accept (a table after those it refers to).
     public static let all: [StorageTable] = [
         .users, .projects, .members, .tokens, .records, .collectionState, .operations, .clients, .files, .fileLimits,
-        .signInRevocations, .readScopes,
+        .signInRevocations, .readScopes, .recordHistory,
     ]
 
     /// Accounts and their password hashes.
@@ -83,6 +83,10 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
     /// When each user's sign-ins were last revoked (any user name: identity providers' users too).
     public static let signInRevocations = StorageTable(
         "sign_in_revocations", key: [.text("user")], [.real("revoked_at")])
+    /// The states changes replaced (``RecordPriorState``), until the purge's horizon.
+    public static let recordHistory = StorageTable(
+        "record_history", key: [.text("project"), .text("collection"), .text("id"), .integer("version")],
+        [.text("data", optional: true), .integer("superseded_version"), .real("superseded_at")])
     /// Read filters named by the fingerprints cursors carry.
     public static let readScopes = StorageTable("read_scopes", key: [.text("fingerprint")], [.text("filter")])
     /// Projects' own file limits.

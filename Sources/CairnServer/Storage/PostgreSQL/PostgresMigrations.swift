@@ -205,6 +205,30 @@ enum PostgresMigrations {
             "ALTER TABLE records ADD COLUMN prior_data TEXT",
             // The read filters cursors name by fingerprint, to tell what changed when rules, claims or roles change.
             "CREATE TABLE read_scopes (fingerprint TEXT PRIMARY KEY, filter TEXT NOT NULL)",
+            // Each state a change replaced (data NULL for a tombstone), so the feed can tell whether a reader whose
+            // copy is at some version holds a record that has since left its rules.
+            """
+            CREATE TABLE record_history (
+                project TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL, version BIGINT NOT NULL, data TEXT,
+                superseded_version BIGINT NOT NULL, superseded_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (project, collection, id, version))
+            """,
+            "CREATE INDEX record_history_age ON record_history(superseded_at)",
+            """
+            CREATE FUNCTION cairn_keep_record_history() RETURNS trigger LANGUAGE plpgsql AS $body$
+            BEGIN
+                INSERT INTO record_history (project, collection, id, version, data, superseded_version, superseded_at)
+                VALUES (OLD.project, OLD.collection, OLD.id, OLD.version, CASE WHEN OLD.deleted THEN NULL ELSE OLD.data END,
+                        NEW.version, NEW.changed_at)
+                ON CONFLICT DO NOTHING;
+                RETURN NULL;
+            END
+            $body$
+            """,
+            """
+            CREATE TRIGGER records_keep_history AFTER UPDATE ON records FOR EACH ROW
+            WHEN (OLD.version IS DISTINCT FROM NEW.version) EXECUTE FUNCTION cairn_keep_record_history()
+            """,
         ]),
         Migration(version: 8, name: "login-failures-by-address", statements: [
             // The throttle counts failures per user and client address, so a stranger cannot lock a user out.

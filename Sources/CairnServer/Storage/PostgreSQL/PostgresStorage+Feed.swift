@@ -21,8 +21,19 @@ extension PostgresStorage {
         let filterSQL = try Self.compile(selection.filter, collection: collection, document: "data", into: &binds)
         var change = "true"
         if let held = selection.held {
+            // The state the reader's copy holds: the row's prior state when it is at or below `through` ($6), else the
+            // latest replaced state at or below it in the history (none: the record came later).
             let prior = try Self.compile(held.filter, collection: collection, document: "prior_data", into: &binds)
-            change = "((NOT deleted AND \(filterSQL)) OR prior_version IS NULL OR prior_version > $6 OR (prior_version > 0 AND \(prior)))"
+            let older = try Self.compile(held.filter, collection: collection, document: "held.data", into: &binds)
+            change = """
+                ((NOT deleted AND \(filterSQL)) OR prior_version IS NULL
+                 OR (prior_version > 0 AND prior_version <= $6 AND prior_data IS NOT NULL AND \(prior))
+                 OR (prior_version > $6 AND EXISTS (
+                     SELECT 1 FROM (SELECT h.data FROM record_history h
+                                    WHERE h.project = records.project AND h.collection = records.collection AND h.id = records.id
+                                    AND h.version <= $6 ORDER BY h.version DESC LIMIT 1) held
+                     WHERE held.data IS NOT NULL AND \(older))))
+                """
         }
         var window = " AND \(change)"
         if snapshotHigh != nil {

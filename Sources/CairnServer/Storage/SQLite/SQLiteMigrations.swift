@@ -127,6 +127,25 @@ enum SQLiteMigrations {
                     fingerprint TEXT PRIMARY KEY NOT NULL,
                     filter TEXT NOT NULL
                 );
+                -- Each state a change replaced (data NULL for a tombstone), so the feed can tell whether a reader
+                -- whose copy is at some version holds a record that has since left its rules.
+                CREATE TABLE record_history (
+                    project TEXT NOT NULL,
+                    collection TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    data TEXT,
+                    superseded_version INTEGER NOT NULL,
+                    superseded_at REAL NOT NULL,
+                    PRIMARY KEY (project, collection, id, version)
+                );
+                CREATE INDEX record_history_age ON record_history(superseded_at);
+                CREATE TRIGGER records_keep_history AFTER UPDATE OF version ON records WHEN old.version <> new.version
+                BEGIN
+                    INSERT OR IGNORE INTO record_history (project, collection, id, version, data, superseded_version, superseded_at)
+                    VALUES (old.project, old.collection, old.id, old.version, CASE WHEN old.deleted THEN NULL ELSE old.data END,
+                            new.version, new.changed_at);
+                END;
                 """)
         }
         return migrator

@@ -19,11 +19,21 @@ extension SQLiteStorage {
         var change = "1"
         var changeArguments: [DatabaseValue] = []
         if let held = selection.held {
+            // The state the reader's copy holds: the row's prior state when it is at or below `through`, else the
+            // latest replaced state at or below it in the history (none: the record came later).
             let prior = try Self.compile(held.filter, collection: collection, document: "prior_data")
+            let older = try Self.compile(held.filter, collection: collection, document: "held.data")
+            let through = held.through.databaseValue
             change = """
-                ((deleted = 0 AND \(matches.sql)) OR prior_version IS NULL OR prior_version > ? OR (prior_version > 0 AND \(prior.sql)))
+                ((deleted = 0 AND \(matches.sql)) OR prior_version IS NULL
+                 OR (prior_version > 0 AND prior_version <= ? AND prior_data IS NOT NULL AND \(prior.sql))
+                 OR (prior_version > ? AND EXISTS (
+                     SELECT 1 FROM (SELECT h.data FROM record_history h
+                                    WHERE h.project = records.project AND h.collection = records.collection AND h.id = records.id
+                                    AND h.version <= ? ORDER BY h.version DESC LIMIT 1) held
+                     WHERE held.data IS NOT NULL AND \(older.sql))))
                 """
-            changeArguments = matches.arguments + [held.through.databaseValue] + prior.arguments
+            changeArguments = matches.arguments + [through] + prior.arguments + [through, through] + older.arguments
         }
         if let high = snapshotHigh {
             // Up to the snapshot's high mark only live records in the window; every change after it.

@@ -32,6 +32,22 @@ extension SQLiteStorage {
                 arguments: [tombstonesBefore.epochSeconds])
             try db.execute(sql: "DELETE FROM records WHERE \(purgeable)", arguments: [tombstonesBefore.epochSeconds])
             let tombstones = db.changesCount
+            // The replaced states go by the same rule, measured from when they were replaced; cursors before the
+            // change that replaced one expire with it.
+            let replaced = """
+                superseded_at < ?
+                AND superseded_version <= coalesce(
+                    (SELECT pulled FROM temp.purge_holds WHERE purge_holds.project = record_history.project), 9223372036854775807)
+                """
+            try db.execute(
+                sql: """
+                    INSERT INTO collection_state (project, collection, purged_through)
+                    SELECT project, collection, max(superseded_version) FROM record_history
+                    WHERE \(replaced) GROUP BY project, collection
+                    ON CONFLICT (project, collection) DO UPDATE SET purged_through = max(purged_through, excluded.purged_through)
+                    """,
+                arguments: [tombstonesBefore.epochSeconds])
+            try db.execute(sql: "DELETE FROM record_history WHERE \(replaced)", arguments: [tombstonesBefore.epochSeconds])
             try db.execute(sql: "DROP TABLE temp.purge_holds")
             try db.execute(sql: "DELETE FROM operations WHERE created_at < ?", arguments: [operationsBefore.epochSeconds])
             let operations = db.changesCount
