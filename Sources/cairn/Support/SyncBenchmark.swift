@@ -152,17 +152,20 @@ struct SyncBenchmark {
         ]
     }
 
-    /// Creates `records` records in `raw_items` over raw HTTP, in batches of `batchSize`, two batches in flight as
-    /// the SDK sends them (the server reads one while it writes the other).
-    static func pushRaw(_ http: RawHTTP, token: String, records: Int, batchSize: Int, project: String = project) async throws {
+    /// Creates `records` records (`record(index)`) in `collection` over raw HTTP, in batches of `batchSize`, two
+    /// batches in flight as the SDK sends them (the server reads one while it writes the other).
+    static func pushRaw(
+        _ http: RawHTTP, token: String, records: Int, batchSize: Int, project: String = project, collection: String = "raw_items",
+        record: @escaping @Sendable (Int) -> [String: JSONValue] = record
+    ) async throws {
         let starts = Array(stride(from: 0, to: records, by: batchSize))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for lane in 0..<2 {
                 group.addTask {
                     for start in starts.enumerated().filter({ $0.offset % 2 == lane }).map(\.element) {
                         let operations = (start..<min(start + batchSize, records)).map { index -> JSONValue in
-                            ["opId": .string("raw-\(index)"), "collection": "raw_items", "id": .string("item-\(index)"), "op": "create",
-                             "data": .object(record(index))]
+                            ["opId": .string("\(collection)-\(index)"), "collection": .string(collection), "id": .string("item-\(index)"),
+                             "op": "create", "data": .object(record(index))]
                         }
                         let reply = try await http.send("POST", "/v1/projects/\(project)/batch", token: token,
                                                         body: JSONValue.object(["operations": .array(operations)]).jsonData())
