@@ -124,6 +124,13 @@ public struct ServerAdmin: Sendable {
         let stamped = SchemaVersioning.stamped(schema)
         if stamped.version != current.version {
             try await storage.setSchema(project: project, schema: stamped)
+            // Records keep the values their rules read beside them: when the rules read other fields, rewrite those.
+            for collection in stamped.collections {
+                let fields = RuleFields.names(collection)
+                if fields != current.collection(named: collection.name).map(RuleFields.names) ?? [] {
+                    try await storage.refreshRuleData(project: project, collection: collection.name, fields: fields)
+                }
+            }
         }
         return stamped
     }

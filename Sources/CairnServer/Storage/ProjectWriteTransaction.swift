@@ -115,11 +115,15 @@ public struct RecordRow: Sendable, Hashable {
     public var dataText: String
     /// The version at which each field last changed (for the `merge-fields` policy).
     public var fieldVersions: [String: Int64]
+    /// The values of the fields the collection's data rules read, as a JSON object's text; `nil` without rules.
+    public var ruleDataText: String?
 
     /// A row with these values.
     public init(
-        id: String, version: Int64, updatedAt: String, updatedBy: String, deleted: Bool, dataText: String, fieldVersions: [String: Int64]
+        id: String, version: Int64, updatedAt: String, updatedBy: String, deleted: Bool, dataText: String, fieldVersions: [String: Int64],
+        ruleDataText: String? = nil
     ) {
+        self.ruleDataText = ruleDataText
         self.id = id
         self.version = version
         self.updatedAt = updatedAt

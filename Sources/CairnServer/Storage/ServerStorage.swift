@@ -86,6 +86,10 @@ public protocol ServerStorage: Service, FileCatalog {
     /// Whether a live record of `collection` matches `filter`.
     func containsLiveRecord(project: String, collection: CollectionSchema, matching filter: Filter) async throws -> Bool
 
+    /// Rewrites the `rule_data` of `collection`'s live records to hold `fields` (``RuleFields``), after the data rules
+    /// changed what they read; reads stay correct without it (they fall back to the data), only slower.
+    func refreshRuleData(project: String, collection: String, fields: [String]) async throws
+
     /// Remembers the read filter a cursor's fingerprint stands for (``RecordScope/readFingerprint``); remembering
     /// one twice keeps the first.
     func rememberReadScope(fingerprint: String, filterText: String) async throws

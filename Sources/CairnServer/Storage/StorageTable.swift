@@ -58,6 +58,7 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
         [
             .integer("version"), .text("updated_at"), .text("updated_by"), .real("changed_at"), .boolean("deleted"), .text("data"),
             .text("field_versions"), .integer("prior_version", optional: true), .text("prior_data", optional: true),
+            .text("rule_data", optional: true),
         ])
     /// Per collection, the highest tombstone version purged.
     public static let collectionState = StorageTable(

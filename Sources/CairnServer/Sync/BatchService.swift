@@ -22,7 +22,7 @@ struct BatchService: Sendable {
         let completedFiles = fileIDs.isEmpty ? [] : try await storage.completedFiles(project: project, ids: fileIDs)
         return try await storage.withProjectWriteTransaction(project: project) { transaction in
             let snapshot = try await transaction.read(BatchLookups.reads(batch.operations))
-            var writer = RecordWriter(transaction, head: snapshot.headVersion, user: user, now: now)
+            var writer = RecordWriter(transaction, head: snapshot.headVersion, user: user, now: now, schema: schema)
             var lookups = try BatchLookups(snapshot)
             var results: [OperationResult] = []
             var texts: [String] = []

@@ -20,7 +20,8 @@ extension RecordWriter {
             let patch = SyncOperation(opId: "server-\(id)", collection: collection.name, id: id, op: .patch, data: fields)
             switch BatchPlanner.plan(patch, current: current, collection: collection) {
             case .write(let data, _):
-                var writer = RecordWriter(transaction, head: snapshot.headVersion, user: user, now: now)
+                var writer = RecordWriter(
+                    transaction, head: snapshot.headVersion, user: user, now: now, schema: Schema(collections: [collection]))
                 let written = try await writer.write(collection: collection.name, id: id, data: data, previous: current)
                 try await writer.finish()
                 return .commit((written.state.record, writer.changedCollections))

@@ -28,9 +28,13 @@ struct RecordWriter {
     private let startHead: Int64
     /// The highest new version per changed collection (for live notices).
     private(set) var changedCollections: [String: Int64] = [:]
+    /// The project's schema, whose data rules say what each row keeps in `rule_data` (``RuleFields``).
+    private let schema: Schema?
+    private var ruleFieldNames: [String: [String]] = [:]
 
     /// A writer that numbers from `head`, the project's head version as the transaction read it.
-    init(_ transaction: any ProjectWriteTransaction, head: Int64, user: String, now: Date) {
+    init(_ transaction: any ProjectWriteTransaction, head: Int64, user: String, now: Date, schema: Schema? = nil) {
+        self.schema = schema
         self.transaction = transaction
         self.user = user
         self.updatedAt = RFC3339.string(from: now)
@@ -52,9 +56,12 @@ struct RecordWriter {
         head += 1
         let stored = deleted ? [:] : data
         let fieldVersions = BatchPlanner.fieldVersions(previous: previous, newData: data, deleted: deleted, version: head)
+        let names = ruleFieldNames[collection] ?? schema?.collection(named: collection).map(RuleFields.names) ?? []
+        ruleFieldNames[collection] = names
         let row = RecordRow(
             id: id, version: head, updatedAt: updatedAt, updatedBy: user, deleted: deleted,
-            dataText: deleted ? "{}" : (dataText ?? JSONValue.object(stored).jsonText()), fieldVersions: fieldVersions)
+            dataText: deleted ? "{}" : (dataText ?? JSONValue.object(stored).jsonText()), fieldVersions: fieldVersions,
+            ruleDataText: deleted ? nil : RuleFields.text(of: stored, names: names))
         try await transaction.writeRecord(row, collection: collection, changedAt: now)
         changedCollections[collection] = head
         let record = Record(

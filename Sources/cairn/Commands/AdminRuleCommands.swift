@@ -6,6 +6,14 @@ import Foundation
 extension Role: ExpressibleByArgument {}
 
 extension AdminCommand {
+    /// Claims given on the command line: a JSON object.
+    static func claims(_ text: String, what: String) throws -> [String: JSONValue] {
+        try CLIError.wrap("\(what) are not a JSON object") { () throws -> [String: JSONValue] in
+            guard case .object(let claims) = try JSONValue(parsing: Array(text.utf8)) else { throw CLIError("write them as {\"NAME\": VALUE}") }
+            return claims
+        }
+    }
+
     struct SetClaims: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set-claims",
@@ -24,10 +32,7 @@ extension AdminCommand {
         var json: String
 
         func run() async throws {
-            let claims = try CLIError.wrap("the claims are not a JSON object") { () throws -> [String: JSONValue] in
-                guard case .object(let claims) = try JSONValue(parsing: Array(json.utf8)) else { throw CLIError("write them as {\"NAME\": VALUE}") }
-                return claims
-            }
+            let claims = try AdminCommand.claims(json, what: "the claims")
             try await CLIError.wrap("cannot set the claims of \(user) in \(project)") {
                 try await options.admin().setClaims(user: user, project: project, claims)
             }
@@ -78,12 +83,7 @@ extension AdminCommand {
         var json = false
 
         func run() async throws {
-            let override = try claims.map { text in
-                try CLIError.wrap("--claims is not a JSON object") { () throws -> [String: JSONValue] in
-                    guard case .object(let claims) = try JSONValue(parsing: Array(text.utf8)) else { throw CLIError("write them as {\"NAME\": VALUE}") }
-                    return claims
-                }
-            }
+            let override = try claims.map { try AdminCommand.claims($0, what: "--claims") }
             let explanation = try await CLIError.wrap("cannot explain \(collection) \(id) for \(user)") {
                 try await options.admin().explain(project: project, user: user, collection: collection, id: id, role: role, claims: override)
             }

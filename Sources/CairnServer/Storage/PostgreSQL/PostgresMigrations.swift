@@ -203,6 +203,8 @@ enum PostgresMigrations {
             // The state each change replaced, so the feed knows which readers may hold a record that left their rules.
             "ALTER TABLE records ADD COLUMN prior_version BIGINT",
             "ALTER TABLE records ADD COLUMN prior_data TEXT",
+            // The values of the fields data rules read (a small JSON object), so rules need not parse whole records.
+            "ALTER TABLE records ADD COLUMN rule_data TEXT",
             // The read filters cursors name by fingerprint, to tell what changed when rules, claims or roles change.
             "CREATE TABLE read_scopes (fingerprint TEXT PRIMARY KEY, filter TEXT NOT NULL)",
             // Each state a change replaced (data NULL for a tombstone), so the feed can tell whether a reader whose

@@ -116,11 +116,28 @@ extension PostgresStorage {
         _ filter: Filter?, collection: CollectionSchema, document: String, into binds: inout PostgresBindings
     ) throws(ErrorBody) -> String {
         guard let filter else { return "true" }
+        let ruleFields = document == "data" ? Set(RuleFields.names(collection)) : []
         let compiled = try FilterSQL.compile(
             filter, collection: collection, dialect: .postgres, idExpression: "(id COLLATE \"C\")", firstPlaceholder: binds.count + 1
-        ) { field in PostgresDialect().field(field, of: "\(document)::jsonb") }
+        ) { field in
+            // A record's own `data` is read through `rule_data` first for the fields data rules compare (``RuleFields``).
+            let access = PostgresDialect().field(field, of: "\(document)::jsonb")
+            guard ruleFields.contains(field.name) else { return access }
+            let kept = PostgresDialect().field(field, of: "rule_data::jsonb")
+            return FieldAccess(scalar: "COALESCE(\(kept.scalar), \(access.scalar))", jsonDocument: access.jsonDocument, jsonPath: access.jsonPath)
+        }
         for argument in compiled.arguments { argument.append(to: &binds) }
         return compiled.sql
+    }
+
+    /// Rewrites `rule_data` of a collection's live records for `fields` (the data rules changed what they read).
+    public func refreshRuleData(project: String, collection: String, fields: [String]) async throws {
+        let value = fields.isEmpty ? "NULL" : "jsonb_build_object(" + fields.map { "'\($0)', data::jsonb -> '\($0)'" }.joined(separator: ", ") + ")::text"
+        try await client.query(
+            PostgresQuery(
+                unsafeSQL: "UPDATE records SET rule_data = \(value) WHERE project = $1 AND collection = $2 AND NOT deleted",
+                binds: { var binds = PostgresBindings(); binds.append(project); binds.append(collection); return binds }()),
+            logger: logger)
     }
 }
 

@@ -182,14 +182,17 @@ final class PostgresWriteTransaction: ProjectWriteTransaction {
     private func saveRecords(_ rows: [(RecordRow, String, Double)]) async throws {
         try await connection.query(
             """
-            INSERT INTO records (project, collection, id, version, updated_at, updated_by, changed_at, deleted, data, field_versions, prior_version)
-            SELECT \(project), *, 0 FROM unnest(\(rows.map(\.1))::text[], \(rows.map(\.0.id))::text[], \(rows.map(\.0.version))::int8[],
+            INSERT INTO records (
+                project, collection, id, version, updated_at, updated_by, changed_at, deleted, data, field_versions, rule_data, prior_version)
+            SELECT \(project), c, i, v, ua, ub, ca, d, da, fv, NULLIF(rd, ''), 0
+            FROM unnest(\(rows.map(\.1))::text[], \(rows.map(\.0.id))::text[], \(rows.map(\.0.version))::int8[],
                 \(rows.map(\.0.updatedAt))::text[], \(rows.map(\.0.updatedBy))::text[], \(rows.map(\.2))::float8[],
                 \(rows.map(\.0.deleted))::bool[], \(rows.map(\.0.dataText))::text[],
-                \(rows.map { FieldVersionsColumn.encode($0.0.fieldVersions) })::text[])
+                \(rows.map { FieldVersionsColumn.encode($0.0.fieldVersions) })::text[], \(rows.map { $0.0.ruleDataText ?? "" })::text[])
+                AS u(c, i, v, ua, ub, ca, d, da, fv, rd)
             ON CONFLICT (project, collection, id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at,
                 updated_by = excluded.updated_by, changed_at = excluded.changed_at, deleted = excluded.deleted,
-                data = excluded.data, field_versions = excluded.field_versions,
+                data = excluded.data, field_versions = excluded.field_versions, rule_data = excluded.rule_data,
                 \(unescaped: RecordPriorState.assignments)
             """, logger: logger)
     }

@@ -95,12 +95,27 @@ extension SQLiteStorage {
         return try await pool.read { db in try Bool.fetchOne(db, sql: sql, arguments: arguments) != nil }
     }
 
-    /// `filter` compiled over the JSON text in column `document` (`1` without a filter), with its arguments.
+    /// `filter` compiled over the JSON text in column `document` (`1` without a filter), with its arguments. A
+    /// record's own `data` is read through `rule_data` first for the fields data rules compare (``RuleFields``).
     static func compile(_ filter: Filter?, collection: CollectionSchema, document: String) throws(ErrorBody) -> (sql: String, arguments: [DatabaseValue]) {
         guard let filter else { return ("1", []) }
+        let ruleFields = document == "data" ? Set(RuleFields.names(collection)) : []
         let compiled = try FilterSQL.compile(filter, collection: collection, dialect: .sqlite) { field in
-            SQLiteDialect().jsonMember(field.name, of: document)
+            let access = SQLiteDialect().jsonMember(field.name, of: document)
+            guard ruleFields.contains(field.name) else { return access }
+            let kept = SQLiteDialect().jsonMember(field.name, of: "rule_data")
+            return FieldAccess(scalar: "COALESCE(\(kept.scalar), \(access.scalar))", jsonDocument: access.jsonDocument, jsonPath: access.jsonPath)
         }
         return (compiled.sql, compiled.arguments.map(\.databaseValue))
+    }
+
+    /// Rewrites `rule_data` of a collection's live records for `fields` (the data rules changed what they read).
+    public func refreshRuleData(project: String, collection: String, fields: [String]) async throws {
+        let value = fields.isEmpty ? "NULL" : "json_object(" + fields.map { "'\($0)', json(data -> '$.\($0)')" }.joined(separator: ", ") + ")"
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE records SET rule_data = \(value) WHERE project = ? AND collection = ? AND deleted = 0",
+                arguments: [project, collection])
+        }
     }
 }

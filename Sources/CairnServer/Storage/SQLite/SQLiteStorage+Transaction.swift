@@ -123,11 +123,12 @@ final class SQLiteWriteTransaction: ProjectWriteTransaction {
     private static func apply(_ writes: [PendingWrite], _ db: Database, project: String) throws {
         guard !writes.isEmpty else { return }
         let saveRecord = try db.cachedStatement(sql: """
-            INSERT INTO records (project, collection, id, version, updated_at, updated_by, changed_at, deleted, data, field_versions, prior_version)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+            INSERT INTO records (
+                project, collection, id, version, updated_at, updated_by, changed_at, deleted, data, field_versions, rule_data, prior_version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
             ON CONFLICT (project, collection, id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at,
             updated_by = excluded.updated_by, changed_at = excluded.changed_at, deleted = excluded.deleted,
-            data = excluded.data, field_versions = excluded.field_versions,
+            data = excluded.data, field_versions = excluded.field_versions, rule_data = excluded.rule_data,
             \(RecordPriorState.assignments)
             """)
         let saveOperation = try db.cachedStatement(
@@ -137,7 +138,7 @@ final class SQLiteWriteTransaction: ProjectWriteTransaction {
             case .record(let row, let collection, let changedAt):
                 try saveRecord.execute(arguments: [
                     project, collection, row.id, row.version, row.updatedAt, row.updatedBy, changedAt, row.deleted, row.dataText,
-                    FieldVersionsColumn.encode(row.fieldVersions),
+                    FieldVersionsColumn.encode(row.fieldVersions), row.ruleDataText,
                 ])
             case .operation(let operation, let createdAt):
                 try saveOperation.execute(arguments: [project, operation.opId, operation.fingerprint, operation.result, createdAt])
