@@ -11,13 +11,13 @@ struct RuleRoutes: ProjectRouteGroup {
 
     func add(to routes: ProjectRoutes) {
         routes.on(.get, "members/:user/claims", requires: .admin, action: "Reading claims") { _, context, caller in
-            let claims = try await admin.claims(user: Self.user(context), project: caller.project)
+            let claims = try await admin.claims(user: try MemberRoutes.user(context), project: caller.project)
             return try Response.json(JSONValue.object(claims))
         }
         routes.on(.put, "members/:user/claims", requires: .admin, action: "Setting claims") { request, context, caller in
             let body = try await request.decodeBody(JSONValue.self, context: context, limit: 64 * 1024)
             guard case .object(let claims) = body else { throw ErrorBody.validation("claims are a JSON object", field: "claims") }
-            try await admin.setClaims(user: Self.user(context), project: caller.project, claims)
+            try await admin.setClaims(user: try MemberRoutes.user(context), project: caller.project, claims)
             return try Response.json(JSONValue.object(claims))
         }
         routes.on(.get, "explain", requires: .admin, action: "Explaining rules") { request, _, caller in
@@ -44,6 +44,4 @@ struct RuleRoutes: ProjectRouteGroup {
             return try Response.json(explanation)
         }
     }
-
-    static func user(_ context: CairnRequestContext) -> String { context.parameters.get("user") ?? "" }
 }
