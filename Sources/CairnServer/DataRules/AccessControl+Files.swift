@@ -18,9 +18,70 @@ extension AccessControl {
         return false
     }
 
+    /// The files among `ids` (of the caller's project) that the caller may not read; none for an unbound caller.
+    func hiddenFiles(_ ids: [String], _ caller: ProjectAccess) async throws -> Set<String> {
+        guard caller.role != .admin, !ids.isEmpty, try await schema(caller).collections.contains(where: { $0.rules?.read != nil }) else { return [] }
+        var hidden = Set<String>()
+        for id in ids {
+            guard let file = try await storage.file(id: id), file.project == caller.project else { continue }
+            if try await !mayRead(file, caller) { hidden.insert(id) }
+        }
+        return hidden
+    }
+
     /// `file` when the caller may read it (``mayRead(_:_:)``), else `404 not_found`, as for a file that does not exist.
     func readable(_ file: StoredFile, _ caller: ProjectAccess) async throws -> StoredFile {
         guard try await mayRead(file, caller) else { throw ErrorBody.notFound("file \"\(file.id)\"") }
         return file
+    }
+}
+
+extension AccessControl {
+    /// Whether the caller may change `file` (its metadata, its bytes, or delete it). In a project with data rules, a
+    /// bound member may change a file it uploaded, or one held by a live record it may write; a project without rules
+    /// lets every writer change every file.
+    func mayChange(_ file: StoredFile, _ caller: ProjectAccess) async throws -> Bool {
+        if caller.role == .admin || file.createdBy == caller.user { return true }
+        let schema = try await schema(caller)
+        guard schema.collections.contains(where: { $0.rules != nil }) else { return true }
+        for collection in schema.collections {
+            let fileFields = collection.fields.filter { $0.type == .file }
+            guard !fileFields.isEmpty else { continue }
+            let holdsFile = Filter.or(fileFields.map { .condition($0.name, .eq, .string(file.id)) })
+            let writable = try await scope(caller, collection).write.map { Filter.and([holdsFile, $0]) } ?? holdsFile
+            if try await storage.containsLiveRecord(project: caller.project, collection: collection, matching: writable) { return true }
+        }
+        return false
+    }
+
+    /// `file` when the caller may change it; `404 not_found` when it may not even read it, else `403 forbidden`.
+    func changeable(_ file: StoredFile, _ caller: ProjectAccess) async throws -> StoredFile {
+        guard try await mayChange(file, caller) else {
+            _ = try await readable(file, caller)
+            throw ErrorBody.forbidden("Your data rules do not let you change file \"\(file.id)\"")
+        }
+        return file
+    }
+
+    /// Checks that the caller may set `fields` of record `id` of `collection` (a file attached to it): the live record
+    /// must match the caller's write rule before and after. A record that does not exist yet passes (attaching to it
+    /// fails later with `not_found`).
+    func checkMayWrite(collection name: String, id: String, setting fields: [String: JSONValue], _ caller: ProjectAccess) async throws {
+        guard caller.role != .admin, let collection = try await schema(caller).collection(named: name),
+            let write = try await scope(caller, collection).write
+        else { return }
+        let rows = try await storage.feedRange(
+            project: caller.project, collection: collection, since: 0, snapshotHigh: Int64.max, limit: 1,
+            selection: FeedSelection(window: .condition("id", .eq, .string(id))))
+        guard let row = rows.rows.first(where: { $0.id == id && !$0.deleted }) else { return }
+        guard case .object(var data) = try JSONValue(parsing: Array(row.dataText.utf8)) else { return }
+        let evaluator = try RecordFilterEvaluator.shared()
+        let before = try evaluator.matches(write, collection: collection, id: id, dataText: row.dataText)
+        for (field, value) in fields { data[field] = value }
+        guard before, try evaluator.matches(write, collection: collection, id: id, dataText: JSONValue.object(data).jsonText()) else {
+            throw ErrorBody(
+                code: .forbidden, message: "Your data rules do not let you attach a file to \(name) \"\(id)\"",
+                details: ["collection": .string(name), "id": .string(id)])
+        }
     }
 }

@@ -4,8 +4,9 @@ import CairnSQL
 /// Puts a user's values in place of a rule's parameters, giving a plain ``Filter`` the database evaluates.
 ///
 /// A condition whose parameter has no value (a missing claim), or a value that does not fit the field (a claim
-/// holding an object where the field is a string), matches nothing: it becomes `{"or": []}`. `in` with a scalar
-/// value compares with that one value; `in` with more values than one condition takes is split into several.
+/// holding an object where the field is a string), matches nothing: it becomes `{"or": []}` (so a `not` around it
+/// matches). `in` with a scalar value compares with that one value; a claim's `null`s grant nothing; a claim of more
+/// than 1000 values matches nothing.
 ///
 /// ```swift
 /// let filter = RuleBinding.bind(rule, collection: jobs, for: RuleSubject(user: "ana", role: .writer))
@@ -28,16 +29,21 @@ enum RuleBinding {
     private static func condition(_ field: String, _ op: FilterOperator, _ value: JSONValue, collection: CollectionSchema) -> Filter {
         var condition = Filter.condition(field, op, value)
         if op == .in {
-            let values: [JSONValue]
-            if case .array(let array) = value { values = array } else { values = [value] }
-            let chunkSize = FilterSQL<SQLiteDialect>.maximumInValues
-            let chunks = stride(from: 0, to: values.count, by: chunkSize).map {
-                Filter.condition(field, .in, .array(Array(values[$0..<min($0 + chunkSize, values.count)])))
+            // A claim's nulls grant nothing (they would match records without the field); a single value is a list of one.
+            var values: [JSONValue]
+            if case .array(let array) = value { values = array.filter { !$0.isNull } } else { values = [value] }
+            guard values.count <= maximumInValues else { return .matchesNothing }
+            // Small `in` groups under one `or`, so the SQL stays shallow whatever the claim's length.
+            let chunks = stride(from: 0, to: values.count, by: 32).map {
+                Filter.condition(field, .in, .array(Array(values[$0..<min($0 + 32, values.count)])))
             }
             condition = chunks.count == 1 ? chunks[0] : .or(chunks)
         }
         return fits(condition, collection: collection) ? condition : .matchesNothing
     }
+
+    /// The most values a claim may hold for `in`: a longer claim matches nothing (it would not fit in one statement).
+    static let maximumInValues = 1000
 
     /// Whether the filter compiles against the collection: its values fit their fields' types.
     static func fits(_ filter: Filter, collection: CollectionSchema) -> Bool {

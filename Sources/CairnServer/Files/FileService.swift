@@ -49,13 +49,21 @@ struct FileService: Sendable {
 
     /// The files of `project` matching `query` that `visible` admits, and the id to continue after when the page
     /// is full.
+    /// Files `visible` leaves out are skipped and more are read, so a page names no hidden file, not even as `next`.
     func search(
         project: String, query: FileQuery, visible: (StoredFile) async throws -> Bool = { _ in true }
     ) async throws -> FileList {
-        let found = try await storage.searchFiles(project: project, query: query)
         var files: [FileMetadata] = []
-        for file in found where try await visible(file) { files.append(try await metadata(file)) }
-        return FileList(files: files, next: found.count == query.limit ? found.last?.id : nil)
+        var page = query
+        while true {
+            let found = try await storage.searchFiles(project: project, query: page)
+            for file in found where try await visible(file) {
+                files.append(try await metadata(file))
+                if files.count == query.limit { return FileList(files: files, next: file.id) }
+            }
+            guard found.count == page.limit, let last = found.last else { return FileList(files: files, next: nil) }
+            page.after = last.id
+        }
     }
 
     /// The project's limits: its own, else the server's.

@@ -45,7 +45,9 @@ struct AccessControl: Sendable {
             member = try await storage.role(user: identity.user, project: project)
         }
         if let member, member >= minimum { return member }
-        guard try await storage.isOperator(user: identity.user), try await storage.schema(project: project) != nil else { return member }
+        // Operators sign in with Cairn's own tokens: an identity provider's `sub` is another namespace.
+        guard identity.family != nil, try await storage.isOperator(user: identity.user), try await storage.schema(project: project) != nil
+        else { return member }
         return .admin
     }
 

@@ -22,7 +22,8 @@ struct BatchRoutes: ProjectRouteGroup {
             let schema = try await access.schema(caller)
             let outcome = try await batches.apply(
                 batch, project: caller.project, schema: schema, user: caller.user, now: clock.now(),
-                writeGuard: try await access.writeGuard(caller, schema: schema, collections: Set(batch.operations.map(\.collection))))
+                writeGuard: try await access.writeGuard(caller, schema: schema, collections: Set(batch.operations.map(\.collection))),
+                hiddenFiles: try await access.hiddenFiles(FileReferences.ids(batch.operations, schema: schema), caller))
             metrics.pushed(outcome.results)
             await notifier.publish(project: caller.project, changes: outcome.changedCollections)
             return Response.jsonBytes(Self.body(outcome.resultTexts))

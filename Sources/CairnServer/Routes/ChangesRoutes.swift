@@ -17,14 +17,15 @@ struct ChangesRoutes: ProjectRouteGroup {
             let changes = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
             let page = try await feed.page(
                 project: caller.project, collection: collection, schemaVersion: schema.version, request: changes,
-                scope: try await access.scope(caller, collection), clientID: request.headers[.cairnClientID], now: clock.now())
+                scope: try await access.scope(caller, collection), user: caller.user, clientID: request.headers[.cairnClientID],
+                now: clock.now())
             metrics.pulled(page.records)
             return Response.jsonBytes(page.body)
         }
         routes.on(.get, "collections/:collection/digest", requires: .reader) { request, context, caller in
             let (_, collection) = try await access.collection(caller, context)
             let scope = try await access.scope(caller, collection)
-            return try Response.json(try await feed.digest(project: caller.project, collection: collection, scope: scope))
+            return try Response.json(try await feed.digest(project: caller.project, collection: collection, scope: scope, user: caller.user))
         }
     }
 }

@@ -12,6 +12,7 @@ struct FileRoutes: ProjectRouteGroup {
     func add(to routes: ProjectRoutes) {
         routes.on(.post, "files", requires: .writer, action: "Uploading files") { request, context, caller in
             let body = try await request.decodeBody(NewFileRequest.self, context: context, limit: 64 * 1024)
+            if let target = body.attachTo { try await access.checkMayWrite(collection: target.collection, id: target.id, setting: [:], caller) }
             let file = try await files.create(body, project: caller.project, user: caller.user, schema: try await access.schema(caller))
             let metadata = try await files.metadata(file)
             return try Response.json(metadata, status: .created, headers: [.location: metadata.uploadUrl])
@@ -28,12 +29,15 @@ struct FileRoutes: ProjectRouteGroup {
         }
         routes.on(.patch, "files/:file", requires: .writer, action: "Changing files") { request, context, caller in
             let update = try await request.decodeBody(FileUpdate.self, context: context, limit: 64 * 1024)
+            _ = try await access.changeable(try await files.file(project: caller.project, id: Self.id(context)), caller)
             return try Response.json(try await files.metadata(try await files.update(project: caller.project, id: Self.id(context), update)))
         }
         routes.on(.delete, "files/:file", requires: .writer, action: "Deleting files") { request, context, caller in
+            _ = try await access.changeable(try await files.file(project: caller.project, id: Self.id(context)), caller)
             return try Response.json(try await files.metadata(try await files.delete(project: caller.project, id: Self.id(context))))
         }
         routes.on(.put, "files/:file/upload", requires: .writer, action: "Uploading files") { request, context, caller in
+            _ = try await access.changeable(try await files.file(project: caller.project, id: Self.id(context)), caller)
             let range = try request.headers[.contentRange].map(ContentRange.init(header:))
             let length = request.headers[.contentLength].flatMap { Int64($0) }
             let (file, offset) = try await files.upload(
@@ -43,12 +47,17 @@ struct FileRoutes: ProjectRouteGroup {
             return try Response.json(metadata, headers: [.uploadOffset: "\(offset)"])
         }
         routes.on(.head, "files/:file/upload", requires: .writer, action: "Uploading files") { request, context, caller in
-            let metadata = try await files.metadata(try await files.file(project: caller.project, id: Self.id(context)))
+            let metadata = try await files.metadata(
+                try await access.changeable(try await files.file(project: caller.project, id: Self.id(context)), caller))
             return Response(status: .ok, headers: [
                 .uploadOffset: "\(metadata.uploadOffset)", .uploadLength: "\(metadata.size)", .cacheControl: "no-store",
             ])
         }
         routes.on(.post, "files/:file/complete", requires: .writer, action: "Uploading files") { request, context, caller in
+            let pending = try await access.changeable(try await files.file(project: caller.project, id: Self.id(context)), caller)
+            if let target = pending.attachTo {
+                try await access.checkMayWrite(collection: target.collection, id: target.id, setting: [target.field: .string(pending.id)], caller)
+            }
             let file = try await files.complete(
                 project: caller.project, id: Self.id(context), user: caller.user, schema: try await access.schema(caller))
             return try Response.json(try await files.metadata(file))

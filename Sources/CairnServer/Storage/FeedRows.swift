@@ -39,13 +39,17 @@ public struct FeedRows: Sendable {
     public var purgedThrough: Int64
     /// The project's head version in the same snapshot.
     public var head: Int64
+    /// The highest version whose replaced states the purge removed from the history: a reader under data rules whose
+    /// copy is older cannot be told what it holds, and its cursor expires.
+    public var historyThrough: Int64
 
     /// A range of these rows.
-    public init(rows: [FeedRow], hasMore: Bool, purgedThrough: Int64, head: Int64) {
+    public init(rows: [FeedRow], hasMore: Bool, purgedThrough: Int64, head: Int64, historyThrough: Int64 = 0) {
         self.rows = rows
         self.hasMore = hasMore
         self.purgedThrough = purgedThrough
         self.head = head
+        self.historyThrough = historyThrough
     }
 }
 

@@ -90,6 +90,9 @@ public protocol ServerStorage: Service, FileCatalog {
     /// changed what they read; reads stay correct without it (they fall back to the data), only slower.
     func refreshRuleData(project: String, collection: String, fields: [String]) async throws
 
+    /// The secret named `name`, made from `make()` the first time any instance asks and the same ever after.
+    func secret(named name: String, make: @Sendable () -> String) async throws -> String
+
     /// Remembers the read filter a cursor's fingerprint stands for (``RecordScope/readFingerprint``); remembering
     /// one twice keeps the first.
     func rememberReadScope(fingerprint: String, filterText: String) async throws

@@ -36,7 +36,7 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
     /// Every table of a server's state, in an order foreign keys accept (a table after those it refers to).
     public static let all: [StorageTable] = [
         .users, .projects, .members, .tokens, .records, .collectionState, .operations, .clients, .files, .fileLimits,
-        .signInRevocations, .readScopes, .recordHistory,
+        .signInRevocations, .readScopes, .recordHistory, .serverSecrets,
     ]
 
     /// Accounts and their password hashes.
@@ -62,7 +62,7 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
         ])
     /// Per collection, the highest tombstone version purged.
     public static let collectionState = StorageTable(
-        "collection_state", key: [.text("project"), .text("collection")], [.integer("purged_through")])
+        "collection_state", key: [.text("project"), .text("collection")], [.integer("purged_through"), .integer("history_through")])
     /// Remembered operation results, for idempotent replays.
     public static let operations = StorageTable(
         "operations", key: [.text("project"), .text("op_id")], [.text("fingerprint"), .text("result"), .real("created_at")])
@@ -88,6 +88,8 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
     public static let recordHistory = StorageTable(
         "record_history", key: [.text("project"), .text("collection"), .text("id"), .integer("version")],
         [.text("data", optional: true), .integer("superseded_version"), .real("superseded_at")])
+    /// Secrets the server made once (the key that signs cursors): copied, so cursors stay valid on the new backend.
+    public static let serverSecrets = StorageTable("server_secrets", key: [.text("name")], [.text("value")])
     /// Read filters named by the fingerprints cursors carry.
     public static let readScopes = StorageTable("read_scopes", key: [.text("fingerprint")], [.text("filter")])
     /// Projects' own file limits.

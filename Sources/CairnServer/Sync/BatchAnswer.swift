@@ -34,7 +34,7 @@ struct BatchAnswer {
     static func repeated(
         _ operation: SyncOperation, prepared: PreparedOperation, remembered: RememberedOperation
     ) throws -> (OperationResult, String) {
-        guard remembered.fingerprint == prepared.fingerprint else {
+        guard remembered.fingerprint == prepared.fingerprint || remembered.fingerprint == prepared.legacyFingerprint else {
             let mismatch = OperationResult.rejected(operation.opId, ErrorBody(
                 code: .idempotencyMismatch, message: "opId \(operation.opId) was already used for a different operation; use a new opId"))
             return (mismatch, mismatch.jsonText)
@@ -77,10 +77,17 @@ struct BatchAnswer {
 /// An operation's canonical data text and fingerprint, made before the write transaction.
 struct PreparedOperation: Sendable {
     let dataText: String?
+    /// A digest of the operation and of who sends it: an opId another user used is theirs, and replaying it to
+    /// someone else would hand over their answer (a record that user may not read).
     let fingerprint: String
+    /// The digest of the operation alone, as operations were remembered before their sender counted; they are
+    /// forgotten with the operations' retention.
+    let legacyFingerprint: String
 
-    init(_ operation: SyncOperation) {
+    init(_ operation: SyncOperation, user: String) {
         dataText = operation.canonicalDataText
-        fingerprint = SchemaVersioning.digest(operation.fingerprintText(dataText: dataText))
+        let text = operation.fingerprintText(dataText: dataText)
+        fingerprint = SchemaVersioning.digest("\(user)\n\(text)")
+        legacyFingerprint = SchemaVersioning.digest(text)
     }
 }

@@ -13,11 +13,13 @@ struct BatchService: Sendable {
 
     /// Applies `batch` in one project write transaction; `writeGuard` refuses what the caller's data rules do not let
     /// it write.
+    /// - Parameter hiddenFiles: the files among those the batch names that the caller may not read.
     func apply(
-        _ batch: BatchRequest, project: String, schema: Schema, user: String, now: Date, writeGuard: WriteGuard? = nil
+        _ batch: BatchRequest, project: String, schema: Schema, user: String, now: Date, writeGuard: WriteGuard? = nil,
+        hiddenFiles: Set<String> = []
     ) async throws -> BatchOutcome {
         // Data texts and fingerprints are made before the write lock is taken.
-        let prepared = batch.operations.map(PreparedOperation.init)
+        let prepared = batch.operations.map { PreparedOperation($0, user: user) }
         let fileIDs = FileReferences.ids(batch.operations, schema: schema)
         let completedFiles = fileIDs.isEmpty ? [] : try await storage.completedFiles(project: project, ids: fileIDs)
         return try await storage.withProjectWriteTransaction(project: project) { transaction in
@@ -53,6 +55,7 @@ struct BatchService: Sendable {
                 }
                 if case .write(let data, false) = plan,
                     let problem = FileReferences.problem(data, previous: current, collection: collection, completed: completedFiles)
+                        ?? FileReferences.unreadable(data, previous: current, collection: collection, hidden: hiddenFiles)
                 {
                     plan = .reject(problem)
                 }

@@ -1,4 +1,5 @@
 import CairnProtocol
+import Crypto
 import Foundation
 import NIOCore
 import Synchronization
@@ -33,12 +34,25 @@ struct ChangesFeed: Sendable {
 
     /// Reads one page of `collection` for `request`, within what `scope` lets the reader read.
     /// - Parameter clientID: the caller's `Cairn-Client-ID`, noted when the page reaches the end of the feed.
+    /// - Parameter user: the reader, whom the cursors are signed for: a cursor is honoured only from the reader it was
+    ///   issued to, for the collection it was issued for (under data rules, a cursor from elsewhere could claim to hold
+    ///   what the reader never could).
     func page(
         project: String, collection: CollectionSchema, schemaVersion: String, request: ChangesRequest, scope: RecordScope = RecordScope(read: nil, write: nil),
-        clientID: String?, now: Date
+        user: String = "", clientID: String?, now: Date
     ) async throws -> Page {
         let fingerprint = scope.readFingerprint
         if let fingerprint, let read = scope.read { try await remember(read, fingerprint: fingerprint) }
+        let key = try await cursorKey()
+        let reader = Self.reader(project: project, collection: collection.name, user: user)
+        if let given = request.cursor {
+            if given.signature != nil {
+                guard given.isSigned(with: key, for: reader) else { throw Self.expired("this cursor was issued to another reader or for another collection") }
+            } else if fingerprint != nil {
+                // Unsigned cursors come from before data rules bound this reader: it cannot show what the device holds.
+                throw Self.expired("this cursor comes from before data rules applied to you")
+            }
+        }
         // A snapshot's first page lists every live record; its high mark is the head version read with it.
         var start = request.cursor ?? FeedCursor(since: 0, snapshotHigh: Int64.max, scope: fingerprint)
         if start.scope != fingerprint {
@@ -54,7 +68,10 @@ struct ChangesFeed: Sendable {
         if rows.purgedThrough > max(start.since, start.snapshotHigh ?? 0) {
             throw Self.expired("this cursor is older than the tombstone retention horizon")
         }
-        let cursor = FeedCursor.after(start, rows: rows)
+        if let held = selection.held, rows.historyThrough > held.through {
+            throw Self.expired("this cursor is older than the retention horizon of the states data rules judge it by")
+        }
+        let cursor = FeedCursor.after(start, rows: rows).signed(with: key, for: reader)
         // Noted once a pull reaches the end of the feed: a write per page would compete with batches.
         if !rows.hasMore, let clientID {
             try await storage.notePull(clientID: clientID, project: project, version: cursor.since, now: now)
@@ -91,6 +108,21 @@ struct ChangesFeed: Sendable {
         return filter
     }
 
+    /// Who a cursor is signed for.
+    static func reader(project: String, collection: String, user: String) -> String { "\(project)\n\(collection)\n\(user)" }
+
+    /// The key cursors are signed with: a secret the storage keeps, made by the first instance that needs it.
+    private func cursorKey() async throws -> SymmetricKey {
+        if let key = rememberedScopes.cursorKey { return key }
+        let text = try await storage.secret(named: "cursor-key") {
+            var generator = SystemRandomNumberGenerator()
+            return Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        }
+        let key = SymmetricKey(data: Data(text.utf8))
+        rememberedScopes.cursorKey = key
+        return key
+    }
+
     /// Stores the read filter under its fingerprint, once per process.
     private func remember(_ read: Filter, fingerprint: String) async throws {
         guard rememberedScopes.isNew(fingerprint) else { return }
@@ -106,17 +138,27 @@ struct ChangesFeed: Sendable {
 
     /// The collection's digest over the records the reader may read, with a cursor at the head version read with it
     /// (a client that matches it may continue from there).
-    func digest(project: String, collection: CollectionSchema, scope: RecordScope = RecordScope(read: nil, write: nil)) async throws -> DigestResponse {
+    func digest(
+        project: String, collection: CollectionSchema, scope: RecordScope = RecordScope(read: nil, write: nil), user: String = ""
+    ) async throws -> DigestResponse {
         let live = try await storage.liveVersions(project: project, collection: collection, filter: scope.read)
         let digest = CollectionDigest(pairs: live.pairs)
+        if let fingerprint = scope.readFingerprint, let read = scope.read { try await remember(read, fingerprint: fingerprint) }
         let cursor = FeedCursor(since: live.head, snapshotHigh: nil, scope: scope.readFingerprint)
+            .signed(with: try await cursorKey(), for: Self.reader(project: project, collection: collection.name, user: user))
         return DigestResponse(cursor: cursor.token, count: digest.count, digest: digest.value)
     }
 }
 
-/// The fingerprints whose read filters this process stored already.
+/// The fingerprints whose read filters this process stored already, and the cursor key once read.
 final class RememberedScopes: Sendable {
     private let known = Mutex<Set<String>>([])
+    private let key = Mutex<SymmetricKey?>(nil)
+
+    var cursorKey: SymmetricKey? {
+        get { key.withLock { $0 } }
+        set { key.withLock { $0 = newValue } }
+    }
 
     func isNew(_ fingerprint: String) -> Bool { !known.withLock { $0.contains(fingerprint) } }
     func insert(_ fingerprint: String) { _ = known.withLock { $0.insert(fingerprint) } }

@@ -16,6 +16,19 @@ enum FileReferences {
         return Array(ids)
     }
 
+    /// Why a rule-bound writer may not write `data` over `previous`: a `file` field that changes to a file it may not
+    /// read (``AccessControl/mayRead(_:_:)``), which naming it in a record it can read would give it.
+    static func unreadable(
+        _ data: [String: JSONValue], previous: StoredRecordState?, collection: CollectionSchema?, hidden: Set<String>
+    ) -> ErrorBody? {
+        guard let collection, !hidden.isEmpty else { return nil }
+        for field in collection.fields where field.type == .file {
+            guard case .string(let id)? = data[field.name], hidden.contains(id), previous?.record.data[field.name] != .string(id) else { continue }
+            return ErrorBody(code: .forbidden, message: "Your data rules do not let you read file \(id), so you may not name it", details: ["field": .string(field.name)])
+        }
+        return nil
+    }
+
     /// Why `data`, about to be written over `previous`, may not be: a `file` field that changes to a file not
     /// in `completed`.
     static func problem(

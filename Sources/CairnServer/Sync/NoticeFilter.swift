@@ -2,7 +2,8 @@ import CairnProtocol
 
 /// Decides which live notices one listener receives: under data rules, a notice of a collection reaches a reader
 /// only when a record it may read changed since its last notice of that collection, so a notice never tells of a
-/// record the reader cannot read. Readers not bound by rules receive every notice.
+/// record the reader cannot read. Readers not bound by rules receive every notice. The listener's role is read again
+/// for each notice: a member who lost the project hears nothing more, one who lost `admin` is bound from then on.
 ///
 /// ```swift
 /// var filter = try await NoticeFilter(access: access, caller: caller)
@@ -21,7 +22,7 @@ struct NoticeFilter {
         self.access = access
         self.caller = caller
         let schema = try await access.schema(caller)
-        if caller.role != .admin, let collection = schema.collections.first(where: { $0.rules != nil }) {
+        if let collection = schema.collections.first {
             startHead = try await access.storage.feedRange(
                 project: caller.project, collection: collection, since: Int64.max - 1, snapshotHigh: nil, limit: 1, filter: nil
             ).head
@@ -33,22 +34,36 @@ struct NoticeFilter {
     /// Whether the listener receives `notice`. A failure to check withholds the notice: the client still pulls on
     /// its schedule.
     mutating func admits(_ notice: ChangeNotice) async -> Bool {
-        guard let schema = try? await access.schema(caller), let collection = schema.collection(named: notice.collection) else { return true }
-        guard let scope = try? await access.scope(caller, collection), let read = scope.read else { return true }
         let since = considered[notice.collection] ?? startHead
         guard notice.version > since else { return false }
-        considered[notice.collection] = notice.version
+        guard let role = try? await currentRole() else { return false }
+        guard role != .admin else { return true }
+        let member = ProjectAccess(user: caller.user, project: caller.project, role: role, tokenClaims: caller.tokenClaims)
+        guard let schema = try? await access.schema(member), let collection = schema.collection(named: notice.collection),
+            let scope = try? await access.scope(member, collection)
+        else { return false }
+        guard let read = scope.read else { return true }
         var cursor = since
         while cursor < notice.version {
             guard let rows = try? await access.storage.feedRange(
                 project: caller.project, collection: collection, since: cursor, snapshotHigh: nil, limit: 500, filter: read)
             else { return false }
-            for row in rows.rows where row.version <= notice.version {
-                if !row.deleted && row.matchesFilter { return true }
+            if rows.rows.contains(where: { $0.version <= notice.version && !$0.deleted && $0.matchesFilter }) {
+                considered[notice.collection] = notice.version
+                return true
             }
-            guard rows.hasMore, let last = rows.rows.last?.version else { return false }
+            guard rows.hasMore, let last = rows.rows.last?.version else { break }
             cursor = last
         }
+        considered[notice.collection] = notice.version
         return false
+    }
+
+    /// The listener's role now: from its token's roles claim, else the members table (a server operator is `admin`);
+    /// `nil` once it is no member.
+    private func currentRole() async throws -> Role? {
+        if caller.tokenClaims != nil { return caller.role }
+        if let role = try await access.storage.role(user: caller.user, project: caller.project) { return role }
+        return try await access.storage.isOperator(user: caller.user) ? .admin : nil
     }
 }

@@ -207,6 +207,10 @@ enum PostgresMigrations {
             "ALTER TABLE records ADD COLUMN rule_data TEXT",
             // The read filters cursors name by fingerprint, to tell what changed when rules, claims or roles change.
             "CREATE TABLE read_scopes (fingerprint TEXT PRIMARY KEY, filter TEXT NOT NULL)",
+            // Secrets the server makes once, such as the key that signs cursors.
+            "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            // The highest version whose replaced states the purge removed: a cursor under rules below it expires.
+            "ALTER TABLE collection_state ADD COLUMN history_through BIGINT NOT NULL DEFAULT 0",
             // Each state a change replaced (data NULL for a tombstone), so the feed can tell whether a reader whose
             // copy is at some version holds a record that has since left its rules.
             """

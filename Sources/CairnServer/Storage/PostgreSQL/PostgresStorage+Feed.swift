@@ -41,9 +41,10 @@ extension PostgresStorage {
             window = " AND ((version <= $4 AND NOT deleted AND \(windowSQL)) OR (version > $4 AND \(change)))"
         }
         let sql = """
-            SELECT state.head, state.purged, r.id, r.version, r.updated_at, r.updated_by, r.deleted, r.data, r.matches
+            SELECT state.head, state.purged, state.history, r.id, r.version, r.updated_at, r.updated_by, r.deleted, r.data, r.matches
             FROM (SELECT coalesce((SELECT head_version FROM projects WHERE name = $1), 0) AS head,
-                         coalesce((SELECT purged_through FROM collection_state WHERE project = $1 AND collection = $2), 0) AS purged) state
+                         coalesce((SELECT purged_through FROM collection_state WHERE project = $1 AND collection = $2), 0) AS purged,
+                         coalesce((SELECT history_through FROM collection_state WHERE project = $1 AND collection = $2), 0) AS history) state
             LEFT JOIN LATERAL (
                 SELECT id, version, updated_at, updated_by, deleted, data, (\(filterSQL)) AS matches FROM records
                 WHERE project = $1 AND collection = $2 AND version > $3\(window)
@@ -54,11 +55,12 @@ extension PostgresStorage {
         let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
         var feed = FeedRows(rows: [], hasMore: false, purgedThrough: 0, head: 0)
         feed.rows.reserveCapacity(min(limit, 10_000))
-        for try await (head, purged, id, version, updatedAt, updatedBy, deleted, data, matches)
-            in rows.decode((Int64, Int64, String?, Int64?, String?, String?, Bool?, String?, Bool?).self)
+        for try await (head, purged, history, id, version, updatedAt, updatedBy, deleted, data, matches)
+            in rows.decode((Int64, Int64, Int64, String?, Int64?, String?, String?, Bool?, String?, Bool?).self)
         {
             feed.head = head
             feed.purgedThrough = purged
+            feed.historyThrough = history
             guard let id, let version, let updatedAt, let updatedBy, let deleted, let data else { continue }
             if feed.rows.count == limit {
                 feed.hasMore = true

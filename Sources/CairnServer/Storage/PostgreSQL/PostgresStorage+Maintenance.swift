@@ -32,8 +32,8 @@ extension PostgresStorage {
                     DO UPDATE SET purged_through = GREATEST(collection_state.purged_through, excluded.purged_through))
                 SELECT 1 FROM purged
                 """, logger: logger)
-            // The replaced states go by the same rule, measured from when they were replaced; cursors before the change
-            // that replaced one expire with it.
+            // The replaced states go by the same rule, measured from when they were replaced; a cursor under data rules
+            // from before the change that replaced one expires with it (`history_through`).
             try await connection.query(
                 """
                 WITH holds AS (
@@ -43,10 +43,10 @@ extension PostgresStorage {
                     DELETE FROM record_history WHERE superseded_at < \(horizon)
                     AND NOT EXISTS (SELECT 1 FROM holds WHERE holds.project = record_history.project AND record_history.superseded_version > holds.pulled)
                     RETURNING project, collection, superseded_version)
-                INSERT INTO collection_state (project, collection, purged_through)
+                INSERT INTO collection_state (project, collection, history_through)
                 SELECT project, collection, max(superseded_version) FROM purged GROUP BY project, collection
                 ON CONFLICT (project, collection)
-                DO UPDATE SET purged_through = GREATEST(collection_state.purged_through, excluded.purged_through)
+                DO UPDATE SET history_through = GREATEST(collection_state.history_through, excluded.history_through)
                 """, logger: logger)
             let operations = try await Self.count(
                 connection, "DELETE FROM operations WHERE created_at < \(operationsBefore.epochSeconds) RETURNING 1", logger: logger)

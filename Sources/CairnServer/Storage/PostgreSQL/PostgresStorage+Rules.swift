@@ -20,6 +20,16 @@ extension PostgresStorage {
         throw ClaimsColumn.notMember(user: user, project: project)
     }
 
+    /// Inserts the secret unless it is there, then reads it (another instance may have made it first).
+    public func secret(named name: String, make: @Sendable () -> String) async throws -> String {
+        let candidate = make()
+        try await client.query(
+            "INSERT INTO server_secrets (name, value) VALUES (\(name), \(candidate)) ON CONFLICT (name) DO NOTHING", logger: logger)
+        let rows = try await client.query("SELECT value FROM server_secrets WHERE name = \(name)", logger: logger)
+        for try await value in rows.decode(String.self) { return value }
+        return candidate
+    }
+
     /// Inserts the fingerprint's filter unless it is there.
     public func rememberReadScope(fingerprint: String, filterText: String) async throws {
         try await client.query(

@@ -131,6 +131,12 @@ enum SQLiteMigrations {
                     fingerprint TEXT PRIMARY KEY NOT NULL,
                     filter TEXT NOT NULL
                 );
+                -- Secrets the server makes once, such as the key that signs cursors.
+                CREATE TABLE server_secrets (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL
+                );
+                ALTER TABLE collection_state ADD COLUMN history_through INTEGER NOT NULL DEFAULT 0;
                 -- Each state a change replaced (data NULL for a tombstone), so the feed can tell whether a reader
                 -- whose copy is at some version holds a record that has since left its rules.
                 CREATE TABLE record_history (

@@ -62,10 +62,12 @@ extension SQLiteStorage {
                     id: row[0], version: row[1], updatedAt: row[2], updatedBy: row[3], deleted: row[4], dataText: row[5],
                     matchesFilter: (row[6] as Bool?) ?? false))
             }
-            let purged = try Int64.fetchOne(
-                db, sql: "SELECT purged_through FROM collection_state WHERE project = ? AND collection = ?",
-                arguments: [project, collection.name]) ?? 0
-            return FeedRows(rows: rows, hasMore: hasMore, purgedThrough: purged, head: try Self.headVersion(db, project: project))
+            let marks = try Row.fetchOne(
+                db, sql: "SELECT purged_through, history_through FROM collection_state WHERE project = ? AND collection = ?",
+                arguments: [project, collection.name])
+            return FeedRows(
+                rows: rows, hasMore: hasMore, purgedThrough: marks?[0] ?? 0, head: try Self.headVersion(db, project: project),
+                historyThrough: marks?[1] ?? 0)
         }
     }
 

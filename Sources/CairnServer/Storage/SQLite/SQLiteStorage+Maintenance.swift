@@ -22,27 +22,27 @@ extension SQLiteStorage {
                 AND version <= coalesce((SELECT pulled FROM temp.purge_holds WHERE purge_holds.project = records.project), 9223372036854775807)
                 """
             // Remember, per collection, the highest version purged: cursors below it expire.
-            func raisePurgedThrough(to version: String, from table: String, where condition: String) throws {
+            func raise(_ mark: String, to version: String, from table: String, where condition: String) throws {
                 try db.execute(
                     sql: """
-                        INSERT INTO collection_state (project, collection, purged_through)
+                        INSERT INTO collection_state (project, collection, \(mark))
                         SELECT project, collection, max(\(version)) FROM \(table)
                         WHERE \(condition) GROUP BY project, collection
-                        ON CONFLICT (project, collection) DO UPDATE SET purged_through = max(purged_through, excluded.purged_through)
+                        ON CONFLICT (project, collection) DO UPDATE SET \(mark) = max(\(mark), excluded.\(mark))
                         """,
                     arguments: [tombstonesBefore.epochSeconds])
             }
-            try raisePurgedThrough(to: "version", from: "records", where: purgeable)
+            try raise("purged_through", to: "version", from: "records", where: purgeable)
             try db.execute(sql: "DELETE FROM records WHERE \(purgeable)", arguments: [tombstonesBefore.epochSeconds])
             let tombstones = db.changesCount
-            // The replaced states go by the same rule, measured from when they were replaced; cursors before the
-            // change that replaced one expire with it.
+            // The replaced states go by the same rule, measured from when they were replaced; a cursor under data
+            // rules from before the change that replaced one expires with it (`history_through`).
             let replaced = """
                 superseded_at < ?
                 AND superseded_version <= coalesce(
                     (SELECT pulled FROM temp.purge_holds WHERE purge_holds.project = record_history.project), 9223372036854775807)
                 """
-            try raisePurgedThrough(to: "superseded_version", from: "record_history", where: replaced)
+            try raise("history_through", to: "superseded_version", from: "record_history", where: replaced)
             try db.execute(sql: "DELETE FROM record_history WHERE \(replaced)", arguments: [tombstonesBefore.epochSeconds])
             try db.execute(sql: "DROP TABLE temp.purge_holds")
             try db.execute(sql: "DELETE FROM operations WHERE created_at < ?", arguments: [operationsBefore.epochSeconds])

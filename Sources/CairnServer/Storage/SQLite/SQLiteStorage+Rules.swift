@@ -20,6 +20,16 @@ extension SQLiteStorage {
         }
     }
 
+    /// Inserts the secret unless it is there, then reads it.
+    public func secret(named name: String, make: @Sendable () -> String) async throws -> String {
+        let candidate = make()
+        return try await write { db in
+            try db.execute(
+                sql: "INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", arguments: [name, candidate])
+            return try String.fetchOne(db, sql: "SELECT value FROM server_secrets WHERE name = ?", arguments: [name]) ?? candidate
+        }
+    }
+
     /// Inserts the fingerprint's filter unless it is there.
     public func rememberReadScope(fingerprint: String, filterText: String) async throws {
         try await write { db in
