@@ -106,6 +106,7 @@ struct StorageCopyTests {
         try await storage.setFileLimits(project: "field", limits: FileLimits(maximumFileBytes: 1000, maximumProjectBytes: nil))
         try await storage.setClaims(user: "alice", project: "field", claims: ["regions": ["north"]])
         try await storage.rememberReadScope(fingerprint: "00112233445566778899aabbccddeeff", filterText: #"{"or":[]}"#)
+        #expect(try await storage.secret(named: "cursor-key") { "k" } == "k")
         // A record changed twice: its first state is kept in the history.
         try await F.commit([F.row("n4", 4, #"{"title":"first"}"#)], at: F.epoch + 20, in: storage)
         try await F.commit([F.row("n4", 5, #"{"title":"second"}"#)], at: F.epoch + 30, in: storage)
