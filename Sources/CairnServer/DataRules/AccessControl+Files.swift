@@ -8,12 +8,20 @@ extension AccessControl {
         if caller.role == .admin || file.isPublic || file.createdBy == caller.user { return true }
         let schema = try await schema(caller)
         guard schema.collections.contains(where: { $0.rules?.read != nil }) else { return true }
+        return try await someLiveRecord(of: schema, holds: file, caller) { $0.read }
+    }
+
+    /// Whether a live record of the project holds `file` in a `file` field and matches what `allowed` picks of the
+    /// caller's scope in its collection (`nil`: any record).
+    private func someLiveRecord(
+        of schema: Schema, holds file: StoredFile, _ caller: ProjectAccess, _ allowed: (RecordScope) -> Filter?
+    ) async throws -> Bool {
         for collection in schema.collections {
             let fileFields = collection.fields.filter { $0.type == .file }
             guard !fileFields.isEmpty else { continue }
             let holdsFile = Filter.or(fileFields.map { .condition($0.name, .eq, .string(file.id)) })
-            let readable = try await scope(caller, collection).narrowing(holdsFile) ?? holdsFile
-            if try await storage.containsLiveRecord(project: caller.project, collection: collection, matching: readable) { return true }
+            let matching = try await allowed(scope(caller, collection)).map { Filter.and([holdsFile, $0]) } ?? holdsFile
+            if try await storage.containsLiveRecord(project: caller.project, collection: collection, matching: matching) { return true }
         }
         return false
     }
@@ -44,14 +52,7 @@ extension AccessControl {
         if caller.role == .admin || file.createdBy == caller.user { return true }
         let schema = try await schema(caller)
         guard schema.collections.contains(where: { $0.rules != nil }) else { return true }
-        for collection in schema.collections {
-            let fileFields = collection.fields.filter { $0.type == .file }
-            guard !fileFields.isEmpty else { continue }
-            let holdsFile = Filter.or(fileFields.map { .condition($0.name, .eq, .string(file.id)) })
-            let writable = try await scope(caller, collection).write.map { Filter.and([holdsFile, $0]) } ?? holdsFile
-            if try await storage.containsLiveRecord(project: caller.project, collection: collection, matching: writable) { return true }
-        }
-        return false
+        return try await someLiveRecord(of: schema, holds: file, caller) { $0.write }
     }
 
     /// `file` when the caller may change it; `404 not_found` when it may not even read it, else `403 forbidden`.
