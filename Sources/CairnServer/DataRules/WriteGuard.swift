@@ -12,14 +12,30 @@ import CairnProtocol
 struct WriteGuard: Sendable {
     /// The write filter per collection the caller is bound in; collections not listed are not bound.
     let filters: [String: Filter]
+    /// The read filter per collection the caller is bound in.
+    let readFilters: [String: Filter]
     let schema: Schema
     private let evaluator: RecordFilterEvaluator
 
     /// A guard over these filters.
-    init(filters: [String: Filter], schema: Schema) throws {
+    init(filters: [String: Filter], readFilters: [String: Filter] = [:], schema: Schema) throws {
         self.filters = filters
+        self.readFilters = readFilters
         self.schema = schema
         self.evaluator = try RecordFilterEvaluator.shared()
+    }
+
+    /// `not_found` when `tombstone` is of a record the caller never could read (its last live data does not match the
+    /// read rule, or is unknown): an answer about it (`conflict` with the tombstone, `applied` for a repeated delete)
+    /// would tell of a record hidden from the caller.
+    func hiddenTombstone(collection: String, id: String, _ tombstone: StoredRecordState) throws -> ErrorBody? {
+        guard tombstone.record.deleted, let filter = readFilters[collection], let collectionSchema = schema.collection(named: collection) else {
+            return nil
+        }
+        if let text = tombstone.lastLiveDataText, try evaluator.matches(filter, collection: collectionSchema, id: id, dataText: text) {
+            return nil
+        }
+        return ErrorBody(code: .notFound, message: "\(collection) \"\(id)\" does not exist", details: ["id": .string(id)])
     }
 
     /// `forbidden` when the caller may not write the record with this data (before or after the change); `nil` when

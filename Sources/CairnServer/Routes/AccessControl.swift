@@ -81,10 +81,13 @@ struct AccessControl: Sendable {
         guard !bound.isEmpty else { return nil }
         let subject = try await subject(access)
         var filters: [String: Filter] = [:]
+        var readFilters: [String: Filter] = [:]
         for collection in bound {
-            if let write = RecordScope(collection: collection, subject: subject).write { filters[collection.name] = write }
+            let scope = RecordScope(collection: collection, subject: subject)
+            if let write = scope.write { filters[collection.name] = write }
+            if let read = scope.read { readFilters[collection.name] = read }
         }
-        return filters.isEmpty ? nil : try WriteGuard(filters: filters, schema: schema)
+        return filters.isEmpty ? nil : try WriteGuard(filters: filters, readFilters: readFilters, schema: schema)
     }
 
     /// The project's schema and the route's `:collection` within it, or `404 not_found`.

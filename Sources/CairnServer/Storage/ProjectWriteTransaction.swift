@@ -117,13 +117,16 @@ public struct RecordRow: Sendable, Hashable {
     public var fieldVersions: [String: Int64]
     /// The values of the fields the collection's data rules read, as a JSON object's text; `nil` without rules.
     public var ruleDataText: String?
+    /// For a tombstone read back, the data the record had before it was deleted; `nil` otherwise (and when writing).
+    public var priorDataText: String?
 
     /// A row with these values.
     public init(
         id: String, version: Int64, updatedAt: String, updatedBy: String, deleted: Bool, dataText: String, fieldVersions: [String: Int64],
-        ruleDataText: String? = nil
+        ruleDataText: String? = nil, priorDataText: String? = nil
     ) {
         self.ruleDataText = ruleDataText
+        self.priorDataText = priorDataText
         self.id = id
         self.version = version
         self.updatedAt = updatedAt

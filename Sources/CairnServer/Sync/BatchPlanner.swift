@@ -6,11 +6,15 @@ struct StoredRecordState: Sendable, Hashable {
     var record: Record
     /// The version at which each field last changed; `merge-fields` compares them with an operation's `baseVersion`.
     var fieldVersions: [String: Int64]
+    /// For a tombstone, the data the record had before it was deleted (data rules judge who may know of it); `nil`
+    /// when unknown.
+    var lastLiveDataText: String?
 
     /// A state with this record and these field versions.
-    init(record: Record, fieldVersions: [String: Int64]) {
+    init(record: Record, fieldVersions: [String: Int64], lastLiveDataText: String? = nil) {
         self.record = record
         self.fieldVersions = fieldVersions
+        self.lastLiveDataText = lastLiveDataText
     }
 }
 

@@ -50,6 +50,10 @@ struct BatchService: Sendable {
                     let refusal = try writeGuard.refusal(collection: operation.collection, id: operation.id, data: current.record.data, state: "as stored")
                 {
                     plan = .reject(refusal)
+                } else if let writeGuard, let current, operation.op != .create,
+                    let hidden = try writeGuard.hiddenTombstone(collection: operation.collection, id: operation.id, current)
+                {
+                    plan = .reject(hidden)
                 } else {
                     plan = BatchPlanner.plan(operation, current: current, collection: collection)
                 }
@@ -71,7 +75,10 @@ struct BatchService: Sendable {
                     let written = try await writer.write(
                         collection: operation.collection, id: operation.id, data: data, dataText: asSent ? prepared.dataText : nil,
                         deleted: deleted, previous: current)
-                    lookups.wrote(written.state, collection: operation.collection)
+                    var state = written.state
+                    // A tombstone written here remembers what it replaced, as one read back would.
+                    if deleted, let current, !current.record.deleted { state.lastLiveDataText = JSONValue.object(current.record.data).jsonText() }
+                    lookups.wrote(state, collection: operation.collection)
                     answer = .applied(operation.opId, written.state.record, row: written.row, dataAsSent: asSent)
                 case .unchanged(let record):
                     answer = BatchAnswer(result: .applied(operation.opId, record))

@@ -7,6 +7,6 @@ extension StoredRecordState {
             id: row.id, version: row.version, updatedAt: row.updatedAt, updatedBy: row.updatedBy, deleted: row.deleted,
             dataText: row.dataText
         ).record()
-        self.init(record: record, fieldVersions: row.fieldVersions)
+        self.init(record: record, fieldVersions: row.fieldVersions, lastLiveDataText: row.deleted ? row.priorDataText : nil)
     }
 }

@@ -104,4 +104,25 @@ struct DataRulesHardeningTests {
         try await admin.setClaims(user: "bob", project: "field", ["regions": ["east", .null]])
         #expect(Set(try await fixture.pullAll("bob", "jobs").changes.map(\.id)) == ["j3", "j5"])  // not j7, which has no region
     }
+
+    @Test("a tombstone of a record a member never could read answers as a record that does not exist")
+    func hiddenTombstones() async throws {
+        let fixture = try await RulesFixture.start()
+        defer { Task { await fixture.stop() } }
+        try await RulesFixture.seed(fixture)
+        let carls = try await fixture.push("ada", [SyncOperation(opId: newOpID(), collection: "jobs", id: "j2", op: .delete)])
+        let tombstone = try #require(carls[0].record)
+        let attempts = try await fixture.push("alice", [
+            SyncOperation(opId: newOpID(), collection: "jobs", id: "j2", op: .delete),
+            SyncOperation(opId: newOpID(), collection: "jobs", id: "j2", op: .patch, baseVersion: tombstone.version - 1, data: ["title": "x"]),
+        ])
+        for result in attempts {
+            #expect(result.error?.code == .notFound)
+            #expect(result.current == nil && result.record == nil)
+        }
+        // Her own job, deleted, answers as before: she knew of it.
+        #expect(try await fixture.push("alice", [SyncOperation(opId: newOpID(), collection: "jobs", id: "j1", op: .delete)])[0].status == .applied)
+        let again = try await fixture.push("alice", [SyncOperation(opId: newOpID(), collection: "jobs", id: "j1", op: .delete)])[0]
+        #expect(again.status == .applied)
+    }
 }

@@ -115,15 +115,15 @@ final class PostgresWriteTransaction: ProjectWriteTransaction {
             // to 5,300 records a second between a 50,000- and a 100,000-record project; with this, 9,500.
             let rows = try await connection.query(
                 """
-                SELECT id, version, updated_at, updated_by, deleted, data, field_versions FROM records
-                WHERE project = \(project) AND collection = \(collection) AND id = ANY(\(ids)::text[])
+                SELECT id, version, updated_at, updated_by, deleted, data, field_versions, CASE WHEN deleted THEN prior_data END
+                FROM records WHERE project = \(project) AND collection = \(collection) AND id = ANY(\(ids)::text[])
                 """, logger: logger)
-            for try await (id, version, updatedAt, updatedBy, deleted, data, fields)
-                in rows.decode((String, Int64, String, String, Bool, String, String).self)
+            for try await (id, version, updatedAt, updatedBy, deleted, data, fields, prior)
+                in rows.decode((String, Int64, String, String, Bool, String, String, String?).self)
             {
                 records[collection, default: []].append(RecordRow(
                     id: id, version: version, updatedAt: updatedAt, updatedBy: updatedBy, deleted: deleted, dataText: data,
-                    fieldVersions: try FieldVersionsColumn.decode(fields)))
+                    fieldVersions: try FieldVersionsColumn.decode(fields), priorDataText: prior))
             }
         }
         return TransactionSnapshot(headVersion: head.withLock { $0 }, operations: operations, records: records)

@@ -63,14 +63,14 @@ final class SQLiteWriteTransaction: ProjectWriteTransaction {
             var records: [String: [RecordRow]] = [:]
             for (collection, list) in recordLists {
                 let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-                    SELECT id, version, updated_at, updated_by, deleted, data, field_versions FROM records
-                    WHERE project = ? AND collection = ? AND id IN (SELECT value FROM json_each(?))
+                    SELECT id, version, updated_at, updated_by, deleted, data, field_versions, CASE WHEN deleted THEN prior_data END
+                    FROM records WHERE project = ? AND collection = ? AND id IN (SELECT value FROM json_each(?))
                     """), arguments: [project, collection, list])
                 var found: [RecordRow] = []
                 while let row = try rows.next() {
                     found.append(RecordRow(
                         id: row[0], version: row[1], updatedAt: row[2], updatedBy: row[3], deleted: row[4], dataText: row[5],
-                        fieldVersions: try FieldVersionsColumn.decode(row[6])))
+                        fieldVersions: try FieldVersionsColumn.decode(row[6]), priorDataText: row[7]))
                 }
                 records[collection] = found
             }
