@@ -36,7 +36,12 @@ public final class ChildProcess: @unchecked Sendable {
     /// Starts `executable` with exactly `environment`; standard input is `/dev/null`.
     public init(_ executable: URL, arguments: [String], environment: [String: String],
          output: Destination = .discard, errors: Destination = .discard) throws {
+        // Darwin spells the type as an optional pointer, Glibc as a struct.
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        #else
         var actions = posix_spawn_file_actions_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         var parentEnds: [Int32] = []
@@ -66,7 +71,15 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
         let out = try route(output, to: STDOUT_FILENO)
         let err = try route(errors, to: STDERR_FILENO)
+        #if canImport(Darwin)
+        // Apple platforms close descriptors 3 and up in the child with a spawn flag.
+        var attributes: posix_spawnattr_t? = nil
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
+        #else
         try Self.closeInheritedDescriptors(&actions)
+        #endif
 
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -75,7 +88,11 @@ public final class ChildProcess: @unchecked Sendable {
             envp.forEach { free($0) }
         }
         var pid = pid_t()
+        #if canImport(Darwin)
+        let failure = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+        #else
         let failure = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+        #endif
         guard failure == 0 else {
             parentEnds.forEach { close($0) }
             throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
@@ -85,6 +102,7 @@ public final class ChildProcess: @unchecked Sendable {
         standardError = err
     }
 
+    #if !canImport(Darwin)
     /// Closes descriptors 3 and up in the child, as `POSIX_SPAWN_CLOEXEC_DEFAULT` does on Apple platforms: a child
     /// that kept a copy of a test's socket or pipe would hold it open after the test closed it.
     private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) throws {
@@ -96,6 +114,7 @@ public final class ChildProcess: @unchecked Sendable {
         let failure = closeFrom(&actions, 3)
         guard failure == 0 else { throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO) }
     }
+    #endif
 
     /// Sends `signal` (SIGINT, SIGTERM, SIGKILL) unless the child has already been reaped.
     public func send(_ signal: Int32) {

@@ -62,14 +62,21 @@ public enum StoreKeychain {
     }
 
     /// Deletes the key saved for `account` (nothing happens when there is none). A store encrypted with it cannot be
-    /// opened afterwards: delete it after ``CairnClient/signOut()`` or ``CairnClient/deleteStore()``.
+    /// opened afterwards: delete it after ``CairnClient/signOut()``, which wipes the store.
     public static func delete(account: String, service: String = defaultService) throws {
         let status = SecItemDelete(query(account: account, service: service) as CFDictionary)
         guard status == errSecSuccess || status == errSecItemNotFound else { throw failure(status, "delete") }
     }
 
     private static func query(account: String, service: String) -> [String: Any] {
-        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account]
+        var query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account,
+        ]
+        #if os(macOS)
+        // The data-protection keychain, as on iOS: honours `kSecAttrAccessible`, and asks the user nothing.
+        query[kSecUseDataProtectionKeychain as String] = true
+        #endif
+        return query
     }
 
     private static func failure(_ status: OSStatus, _ action: String) -> CairnError {

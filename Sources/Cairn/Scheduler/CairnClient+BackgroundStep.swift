@@ -48,7 +48,7 @@ extension CairnClient {
     }
 }
 
-#if canImport(BackgroundTasks) && (os(iOS) || os(tvOS) || os(visionOS))
+#if canImport(BackgroundTasks) && os(iOS)
 import BackgroundTasks
 
 extension CairnClient {
