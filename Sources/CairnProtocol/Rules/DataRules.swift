@@ -67,7 +67,7 @@ public enum RuleParameter: Sendable, Hashable {
     }
 
     /// A claim name: 1 to 128 characters, none of them a control character.
-    static func isValidClaimName(_ name: String) -> Bool {
+    public static func isValidClaimName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 128 && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 }

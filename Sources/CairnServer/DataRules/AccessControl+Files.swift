@@ -71,10 +71,7 @@ extension AccessControl {
         guard caller.role != .admin, let collection = try await schema(caller).collection(named: name),
             let write = try await scope(caller, collection).write
         else { return }
-        let rows = try await storage.feedRange(
-            project: caller.project, collection: collection, since: 0, snapshotHigh: Int64.max, limit: 1,
-            selection: FeedSelection(window: .condition("id", .eq, .string(id))))
-        guard let row = rows.rows.first(where: { $0.id == id && !$0.deleted }) else { return }
+        guard let row = try await storage.liveRow(project: caller.project, collection: collection, id: id) else { return }
         guard case .object(var data) = try JSONValue(parsing: Array(row.dataText.utf8)) else { return }
         let evaluator = try RecordFilterEvaluator.shared()
         let before = try evaluator.matches(write, collection: collection, id: id, dataText: row.dataText)

@@ -1,4 +1,5 @@
 import CairnProtocol
+import CairnSQL
 
 /// The fields a collection's rules read, kept beside each record in a small JSON object (`records.rule_data`), so
 /// the database evaluates rules without parsing each record's whole data: a pull for a user who reads 1% of a
@@ -19,6 +20,21 @@ enum RuleFields {
         var kept: [String: JSONValue] = [:]
         for name in names { if let value = data[name], !value.isNull { kept[name] = value } }
         return JSONValue.object(kept).jsonText()
+    }
+
+    /// How storage reads a declared field of `collection` from the JSON column `document`, given how the engine reads
+    /// one from any document (`read(field, document)`): a record's own `data` is read through `rule_data` first for
+    /// the fields its rules compare, falling back to the data when `rule_data` lacks the value.
+    static func reader(
+        for collection: CollectionSchema, document: String, _ read: @escaping (FieldSchema, String) -> FieldAccess
+    ) -> (FieldSchema) -> FieldAccess {
+        let kept = document == "data" ? Set(names(collection)) : []
+        return { field in
+            let access = read(field, document)
+            guard kept.contains(field.name) else { return access }
+            let fast = read(field, "rule_data")
+            return FieldAccess(scalar: "COALESCE(\(fast.scalar), \(access.scalar))", jsonDocument: access.jsonDocument, jsonPath: access.jsonPath)
+        }
     }
 
     private static func collect(_ filter: Filter, into names: inout Set<String>) {

@@ -58,7 +58,7 @@ public struct ServerAdmin: Sendable {
     /// try await admin.setClaims(user: "ana", project: "field", ["regions": ["north", "east"]])
     /// ```
     public func setClaims(user: String, project: String, _ claims: [String: JSONValue]) async throws {
-        for name in claims.keys where RuleParameter(RuleParameter.claim(name).value) == nil {
+        for name in claims.keys where !RuleParameter.isValidClaimName(name) {
             throw ErrorBody.validation("claim name \"\(name)\" must be 1 to 128 characters without control characters", field: name)
         }
         guard JSONValue.object(claims).jsonText().utf8.count <= 64 * 1024 else {
@@ -102,11 +102,9 @@ public struct ServerAdmin: Sendable {
                 bound?.claims = try await storage.claims(user: user, project: project) ?? [:]
             }
         }
-        let rows = try await storage.feedRange(
-            project: project, collection: collectionSchema, since: 0, snapshotHigh: Int64.max, limit: 1,
-            selection: FeedSelection(window: .condition("id", .eq, .string(id))))
+        let row = try await storage.liveRow(project: project, collection: collectionSchema, id: id)
         var explanation = try RuleExplainer(evaluator: try RecordFilterEvaluator.shared()).explain(
-            collection: collectionSchema, id: id, row: rows.rows.first { $0.id == id && !$0.deleted }, subject: bound)
+            collection: collectionSchema, id: id, row: row, subject: bound)
         explanation.user = user
         return explanation
     }

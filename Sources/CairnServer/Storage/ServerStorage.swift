@@ -187,6 +187,15 @@ extension ServerStorage {
             selection: FeedSelection(filter: filter))
     }
 
+    /// The live record `id` of `collection`, as the feed reads it (the one row of a snapshot window on that id);
+    /// `nil` when there is none or it is a tombstone.
+    func liveRow(project: String, collection: CollectionSchema, id: String) async throws -> FeedRow? {
+        let rows = try await feedRange(
+            project: project, collection: collection, since: 0, snapshotHigh: Int64.max, limit: 1,
+            selection: FeedSelection(window: .condition("id", .eq, .string(id))))
+        return rows.rows.first { $0.id == id && !$0.deleted }
+    }
+
     /// How live notices reach the other instances on this storage; `nil` (the default) for a storage one instance
     /// owns.
     public var noticeChannel: (any NoticeChannel)? { nil }

@@ -21,12 +21,9 @@ enum FileReferences {
     static func unreadable(
         _ data: [String: JSONValue], previous: StoredRecordState?, collection: CollectionSchema?, hidden: Set<String>
     ) -> ErrorBody? {
-        guard let collection, !hidden.isEmpty else { return nil }
-        for field in collection.fields where field.type == .file {
-            guard case .string(let id)? = data[field.name], hidden.contains(id), previous?.record.data[field.name] != .string(id) else { continue }
-            return ErrorBody(code: .forbidden, message: "Your data rules do not let you read file \(id), so you may not name it", details: ["field": .string(field.name)])
-        }
-        return nil
+        guard !hidden.isEmpty, let (field, id) = changed(data, previous: previous, collection: collection).first(where: { hidden.contains($0.id) })
+        else { return nil }
+        return ErrorBody(code: .forbidden, message: "Your data rules do not let you read file \(id), so you may not name it", details: ["field": .string(field)])
     }
 
     /// Why `data`, about to be written over `previous`, may not be: a `file` field that changes to a file not
@@ -34,12 +31,18 @@ enum FileReferences {
     static func problem(
         _ data: [String: JSONValue], previous: StoredRecordState?, collection: CollectionSchema?, completed: Set<String>
     ) -> ErrorBody? {
-        guard let collection else { return nil }
-        for field in collection.fields where field.type == .file {
-            guard case .string(let id)? = data[field.name], !completed.contains(id), previous?.record.data[field.name] != .string(id)
-            else { continue }
-            return .validation("\(field.name) names file \(id), which is not a completed file of this project", field: field.name)
+        guard let (field, id) = changed(data, previous: previous, collection: collection).first(where: { !completed.contains($0.id) })
+        else { return nil }
+        return .validation("\(field) names file \(id), which is not a completed file of this project", field: field)
+    }
+
+    /// The `file` fields `data` sets to a file id the record does not hold already, with those ids.
+    private static func changed(
+        _ data: [String: JSONValue], previous: StoredRecordState?, collection: CollectionSchema?
+    ) -> [(field: String, id: String)] {
+        (collection?.fields ?? []).compactMap { field in
+            guard field.type == .file, case .string(let id)? = data[field.name], previous?.record.data[field.name] != .string(id) else { return nil }
+            return (field.name, id)
         }
-        return nil
     }
 }

@@ -118,16 +118,9 @@ extension PostgresStorage {
         _ filter: Filter?, collection: CollectionSchema, document: String, into binds: inout PostgresBindings
     ) throws(ErrorBody) -> String {
         guard let filter else { return "true" }
-        let ruleFields = document == "data" ? Set(RuleFields.names(collection)) : []
         let compiled = try FilterSQL.compile(
-            filter, collection: collection, dialect: .postgres, idExpression: "(id COLLATE \"C\")", firstPlaceholder: binds.count + 1
-        ) { field in
-            // A record's own `data` is read through `rule_data` first for the fields data rules compare (``RuleFields``).
-            let access = PostgresDialect().field(field, of: "\(document)::jsonb")
-            guard ruleFields.contains(field.name) else { return access }
-            let kept = PostgresDialect().field(field, of: "rule_data::jsonb")
-            return FieldAccess(scalar: "COALESCE(\(kept.scalar), \(access.scalar))", jsonDocument: access.jsonDocument, jsonPath: access.jsonPath)
-        }
+            filter, collection: collection, dialect: .postgres, idExpression: "(id COLLATE \"C\")", firstPlaceholder: binds.count + 1,
+            fieldExpression: RuleFields.reader(for: collection, document: document) { PostgresDialect().field($0, of: "\($1)::jsonb") })
         for argument in compiled.arguments { argument.append(to: &binds) }
         return compiled.sql
     }

@@ -101,13 +101,9 @@ extension SQLiteStorage {
     /// record's own `data` is read through `rule_data` first for the fields data rules compare (``RuleFields``).
     static func compile(_ filter: Filter?, collection: CollectionSchema, document: String) throws(ErrorBody) -> (sql: String, arguments: [DatabaseValue]) {
         guard let filter else { return ("1", []) }
-        let ruleFields = document == "data" ? Set(RuleFields.names(collection)) : []
-        let compiled = try FilterSQL.compile(filter, collection: collection, dialect: .sqlite) { field in
-            let access = SQLiteDialect().jsonMember(field.name, of: document)
-            guard ruleFields.contains(field.name) else { return access }
-            let kept = SQLiteDialect().jsonMember(field.name, of: "rule_data")
-            return FieldAccess(scalar: "COALESCE(\(kept.scalar), \(access.scalar))", jsonDocument: access.jsonDocument, jsonPath: access.jsonPath)
-        }
+        let compiled = try FilterSQL.compile(
+            filter, collection: collection, dialect: .sqlite,
+            fieldExpression: RuleFields.reader(for: collection, document: document) { SQLiteDialect().jsonMember($0.name, of: $1) })
         return (compiled.sql, compiled.arguments.map(\.databaseValue))
     }
 
