@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from cryptography.hazmat.primitives import hashes, hmac, serialization
@@ -187,6 +188,36 @@ def main():
         status, page = call(base, "GET", "/v1/projects/field/collections/jobs/changes", token(claims(), es))
         check(status == 200 and [change["id"] for change in page["changes"]] == ["job-1"]
               and page["changes"][0]["updatedBy"] == "outside-user", "the pull holds the pushed record, by the token's sub")
+
+        print("== a token's claims drive data rules; refusals and explain")
+        with open(schema, "w") as file:
+            json.dump({"collections": [{"name": "jobs", "fields": [
+                {"name": "title", "type": "string"}, {"name": "assignee", "type": "string"}, {"name": "region", "type": "string"}],
+                "rules": {"read": {"field": "region", "op": "eq", "value": {"param": "claims.region"}},
+                          "write": {"field": "assignee", "op": "eq", "value": {"param": "user.name"}}}}]}, file)
+        subprocess.run(admin + ["set-schema", "--project", "field", schema], check=True, stdout=subprocess.DEVNULL)
+        boss = token(claims(sub="boss", cairn={"projects": {"field": "admin"}}), rs)
+        status, answer = call(base, "POST", "/v1/projects/field/batch", boss, {"operations": [
+            {"opId": "jwt-rules-1", "collection": "jobs", "id": "n-1", "op": "create", "data": {"assignee": "outside-user", "region": "north"}},
+            {"opId": "jwt-rules-2", "collection": "jobs", "id": "s-1", "op": "create", "data": {"assignee": "someone", "region": "south"}},
+            {"opId": "jwt-rules-3", "collection": "jobs", "id": "n-2", "op": "create", "data": {"assignee": "someone", "region": "north"}}]})
+        check(status == 200 and all(result["status"] == "applied" for result in answer["results"]), "an admin token pushes jobs (%d)" % status)
+        for region, expected in (("north", ["n-1", "n-2"]), ("south", ["s-1"])):
+            status, page = call(base, "GET", "/v1/projects/field/collections/jobs/changes", token(claims(region=region), es))
+            got = sorted(change["id"] for change in page.get("changes", []))
+            check(status == 200 and got == expected, "a token with region %s pulls exactly %s (got %s)" % (region, expected, got))
+        status, answer = call(base, "POST", "/v1/projects/field/batch", token(claims(), rs), {"operations": [
+            {"opId": "jwt-rules-4", "collection": "jobs", "id": "n-2", "op": "patch", "data": {"title": "not mine"}}]})
+        result = answer["results"][0] if status == 200 else {}
+        check(result.get("status") == "rejected" and result.get("error", {}).get("code") == "forbidden" and "current" not in result,
+              "a write outside the write rule is refused as forbidden, without the record (%s)" % result)
+        query = "/v1/projects/field/explain?user=outside-user&collection=jobs&id=n-2&role=writer&claims=" + urllib.parse.quote('{"region":"north"}')
+        status, why = call(base, "GET", query, boss)
+        check(status == 200 and why["read"]["allowed"] and not why["write"]["allowed"]
+              and [c["path"] for c in why["write"]["conditions"] if c["decides"]] == ["write"],
+              "explain, for the token's role and claims, says read allowed and which condition refuses the write")
+        status, _ = call(base, "GET", query, token(claims(), rs))
+        check(status == 403, "explain is for project admins (a writer gets 403, got %d)" % status)
 
         print("== bad tokens are refused with 401 and a reason")
         now = int(time.time())

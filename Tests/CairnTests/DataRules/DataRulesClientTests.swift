@@ -52,4 +52,20 @@ struct DataRulesClientTests {
         let verification = try await bob.verify("jobs")
         #expect(verification.matches)
     }
+
+    @Test("reads by id and download queries from the SDK get only what the read rule allows")
+    func readsByIDAndDownloadQueries() async throws {
+        let fixture = try await RulesFixture.start()
+        defer { Task { await fixture.stop() } }
+        try await RulesFixture.seed(fixture)
+        let bob = try await fixture.client("bob")
+        defer { Task { try? await bob.close() } }
+        // j4 (north) is his to read; j2 (carl's, south) is not, though it exists.
+        #expect(try await bob.fetchFromServer("jobs", id: "j4")?.id == "j4")
+        #expect(try await bob.fetchFromServer("jobs", id: "j2") == nil)
+        // A download query for the south gets his own southern job only, not carl's.
+        try bob.createDownloadQuery(name: "south", collection: "jobs", filter: .condition("region", .eq, "south"))
+        try await bob.pull()
+        #expect(try bob.records(Query("jobs")).map(\.id) == ["j3"])
+    }
 }
