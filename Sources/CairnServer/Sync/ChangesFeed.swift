@@ -19,8 +19,8 @@ import Synchronization
 /// ```
 struct ChangesFeed: Sendable {
     let storage: any ServerStorage
-    /// The read filters already stored for their fingerprints by this process.
-    let rememberedScopes = RememberedScopes()
+    /// What this process already stored or read: the read filters of fingerprints, and the cursor key.
+    let memory = FeedMemory()
 
     /// One page: the response body and where it leaves the reader.
     struct Page: Sendable {
@@ -113,21 +113,21 @@ struct ChangesFeed: Sendable {
 
     /// The key cursors are signed with: a secret the storage keeps, made by the first instance that needs it.
     private func cursorKey() async throws -> SymmetricKey {
-        if let key = rememberedScopes.cursorKey { return key }
+        if let key = memory.cursorKey { return key }
         let text = try await storage.secret(named: "cursor-key") {
             var generator = SystemRandomNumberGenerator()
             return Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
         }
         let key = SymmetricKey(data: Data(text.utf8))
-        rememberedScopes.cursorKey = key
+        memory.cursorKey = key
         return key
     }
 
     /// Stores the read filter under its fingerprint, once per process.
     private func remember(_ read: Filter, fingerprint: String) async throws {
-        guard rememberedScopes.isNew(fingerprint) else { return }
+        guard memory.isNew(fingerprint) else { return }
         try await storage.rememberReadScope(fingerprint: fingerprint, filterText: read.jsonValue.jsonText())
-        rememberedScopes.insert(fingerprint)
+        memory.insert(fingerprint)
     }
 
     static func expired(_ reason: String) -> ErrorBody {
@@ -151,7 +151,7 @@ struct ChangesFeed: Sendable {
 }
 
 /// The fingerprints whose read filters this process stored already, and the cursor key once read.
-final class RememberedScopes: Sendable {
+final class FeedMemory: Sendable {
     private let known = Mutex<Set<String>>([])
     private let key = Mutex<SymmetricKey?>(nil)
 
