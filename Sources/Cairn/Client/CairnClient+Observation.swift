@@ -10,10 +10,7 @@ extension CairnClient {
     /// ```
     public func observe(_ query: Query) -> AsyncThrowingStream<[LocalRecord], any Error> {
         let store = self.store
-        let observation = ValueObservation.tracking { db in
-            let compiled = try store.compile(db, query)
-            return try LocalQuerySQL.fetchRecords(db, sql: compiled.recordsSQL, arguments: compiled.arguments)
-        }.removeDuplicates()
+        let observation = ValueObservation.tracking { db in try store.records(db, query) }.removeDuplicates()
         return values(of: observation)
     }
 
@@ -24,10 +21,7 @@ extension CairnClient {
     /// ```
     public func observeCount(_ query: Query) -> AsyncThrowingStream<Int, any Error> {
         let store = self.store
-        let observation = ValueObservation.tracking { db in
-            let compiled = try store.compile(db, query)
-            return try Int.fetchOne(db, sql: compiled.countSQL, arguments: compiled.arguments) ?? 0
-        }.removeDuplicates()
+        let observation = ValueObservation.tracking { db in try store.count(db, query) }.removeDuplicates()
         return values(of: observation)
     }
 

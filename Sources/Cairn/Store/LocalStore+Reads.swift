@@ -11,17 +11,23 @@ extension LocalStore {
     }
 
     func records(_ query: Query) throws -> [LocalRecord] {
-        try writer.read { db in
-            let compiled = try compile(db, query)
-            return try LocalQuerySQL.fetchRecords(db, sql: compiled.recordsSQL, arguments: compiled.arguments)
-        }
+        try writer.read { db in try records(db, query) }
+    }
+
+    /// The records a query selects, inside a read (or an observation's tracking).
+    func records(_ db: Database, _ query: Query) throws -> [LocalRecord] {
+        let compiled = try compile(db, query)
+        return try LocalQuerySQL.fetchRecords(db, sql: compiled.recordsSQL, arguments: compiled.arguments)
     }
 
     func count(_ query: Query) throws -> Int {
-        try writer.read { db in
-            let compiled = try compile(db, query)
-            return try Int.fetchOne(db, sql: compiled.countSQL, arguments: compiled.arguments) ?? 0
-        }
+        try writer.read { db in try count(db, query) }
+    }
+
+    /// How many records a query selects (within its limit and offset), inside a read.
+    func count(_ db: Database, _ query: Query) throws -> Int {
+        let compiled = try compile(db, query)
+        return try Int.fetchOne(db, sql: compiled.countSQL, arguments: compiled.arguments) ?? 0
     }
 
     func record(_ collection: String, id: String) throws -> LocalRecord? {
