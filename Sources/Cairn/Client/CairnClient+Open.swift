@@ -99,10 +99,13 @@ extension CairnClient {
 
     private static func make(_ configuration: CairnConfiguration, store: LocalStore, transport: (any HTTPTransport)?) async -> CairnClient {
         let auth = AuthSession(credentials: configuration.credentials, clock: configuration.wallClock)
+        let log = SyncLog(configuration)
+        var transport = transport ?? defaultTransport(configuration)
+        if configuration.traceRequests { transport = TracingTransport(inner: transport, logger: log.logger, withData: configuration.traceWithData) }
         let api = RemoteAPI(
-            baseURL: configuration.serverURL, project: configuration.project, transport: transport ?? defaultTransport(configuration),
+            baseURL: configuration.serverURL, project: configuration.project, transport: transport,
             auth: auth, retry: configuration.retry, timeout: configuration.requestTimeout, clock: configuration.clock,
-            clientID: { store.clientID })
+            clientID: { store.clientID }, log: log)
         let client = CairnClient(configuration: configuration, store: store, api: api, auth: auth)
         await auth.bind(signIn: { try await api.login($0) }, refresh: { try await api.refresh($0) })
         return client

@@ -1,5 +1,6 @@
 import CairnProtocol
 import Foundation
+import Logging
 
 /// How the client proves who it is.
 public enum Credentials: Sendable {
@@ -136,6 +137,21 @@ public struct CairnConfiguration: Sendable {
     public var filesOnlyOnUnmeteredNetworks = false
     /// Collections whose file fields are downloaded into the cache after each pull (within ``fileCacheBytes``).
     public var prefetchFiles: Set<String> = []
+    /// Where the SDK says what it does (swift-log): each sync's steps at `debug`, finished syncs at `info`, conflicts
+    /// and retries at `notice`, failed syncs and refused changes at `warning`, never record data, tokens or keys.
+    /// Nothing is logged by default; the app picks the backend and the level.
+    ///
+    /// ```swift
+    /// var logger = Logger(label: "com.example.field.sync")
+    /// logger.logLevel = .debug
+    /// configuration.logger = logger
+    /// ```
+    public var logger = Logger(label: "cairn", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// Logs every HTTP request at `debug`: method, path, status, time and sizes (default false).
+    public var traceRequests = false
+    /// With ``traceRequests``, adds record data to the traces: query strings and JSON bodies (default false). Sign-in
+    /// and token bodies and headers are never logged. Turn it on only to debug, on a device you own.
+    public var traceWithData = false
 
     /// A configuration with the settings that have no default; the others start as documented on each property
     /// (no `app`, batches of 500, pages of 5000, 30-second requests) and can be set afterwards.

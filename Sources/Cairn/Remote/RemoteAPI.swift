@@ -12,6 +12,8 @@ struct RemoteAPI: Sendable {
     let timeout: Duration
     let clock: any Clock<Duration>
     let clientID: @Sendable () async -> String?
+    /// Where retries are told.
+    var log: SyncLog = .off
 
     // MARK: Calls
 
@@ -101,7 +103,9 @@ struct RemoteAPI: Sendable {
                 && retry.shouldRetry(after: attempt, refused: error.connectionRefused)
             {
                 attempt += 1
-                try await clock.sleep(for: retry.delay(beforeAttempt: attempt))
+                let delay = retry.delay(beforeAttempt: attempt)
+                log.requestRetried(method, path, attempt: attempt, in: delay, cause: error)
+                try await clock.sleep(for: delay)
             }
         }
     }

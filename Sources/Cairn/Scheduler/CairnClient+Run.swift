@@ -58,7 +58,12 @@ extension CairnClient {
                 }
                 // `nil` from the timer: time alone made something due. The end of the stream: sign-out.
                 guard let next = await withTaskCancellationHandler(operation: { await iterator.next() }, onCancel: { input.finish() }) else { break }
-                if let event = next { machine.handle(event, at: elapsed()) }
+                if let event = next {
+                    machine.handle(event, at: elapsed())
+                    if case .syncEnded(false) = event, let retryAt = machine.retryAt {
+                        SyncLog(configuration).syncRetryScheduled(failures: machine.failures, in: retryAt - elapsed())
+                    }
+                }
             }
             group.cancelAll()
         }
@@ -115,6 +120,7 @@ extension CairnClient {
     private func listen(_ input: AsyncStream<SyncScheduler.Event?>.Continuation) async {
         do {
             let chunks = try await api.events()
+            api.log.liveConnection(open: true)
             input.yield(.liveOpened)
             await statusCenter.update { $0.scheduler.liveConnected = true }
             var reader = ServerSentEvents()
@@ -127,7 +133,10 @@ extension CairnClient {
                     }
                 }
             }
-        } catch {}
+            api.log.liveConnection(open: false)
+        } catch {
+            api.log.liveConnection(open: false, cause: error)
+        }
         await statusCenter.update { $0.scheduler.liveConnected = false }
         if !Task.isCancelled { input.yield(.liveClosed) }
     }

@@ -25,8 +25,7 @@ extension LocalStore {
                 case .applied:
                     applied.append((operation, result))
                 case .rejected:
-                    let error = result.error ?? ErrorBody(code: .badResponse, message: "rejected without a reason")
-                    try failed.add(db, operation, error: error, at: date)
+                    try failed.add(db, operation, error: result.refusal, at: date)
                     try queue.remove(db, sequence: operation.sequence)
                     let base = try shadows.baseVersion(db, collection: operation.collection, id: operation.recordID) ?? nil
                     rejected.append(QueueTable.Release(opId: operation.opId, baseVersion: base))

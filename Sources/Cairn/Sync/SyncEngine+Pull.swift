@@ -91,6 +91,7 @@ extension SyncEngine {
                 return applied
             }
             summary.pulled += applied.changes
+            log.pagePulled(collection: request.cursor.collection, changes: applied.changes)
             await status.update { status in source.count(in: &status) { $0.appliedRecords += applied.changes } }
             if source.isLast(page, of: request) { return true }
         }

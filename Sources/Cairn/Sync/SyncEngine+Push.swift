@@ -24,6 +24,12 @@ extension SyncEngine {
             let conflicts = try await store.offPool { try $0.recordAnswers(results, for: batch) }
             summary.pushed += results.filter { $0.status == .applied }.count
             summary.failed += results.filter { $0.status == .rejected }.count
+            for (operation, result) in zip(batch, results) where result.status == .rejected {
+                log.changeRefused(operation, result.refusal)
+            }
+            log.batchPushed(
+                operations: batch.count, applied: results.filter { $0.status == .applied }.count,
+                refused: results.filter { $0.status == .rejected }.count, conflicts: conflicts.count)
             for (operation, current) in conflicts {
                 let conflict = try await store.offPool { try $0.conflict(for: operation, current: current) }
                 let resolver = configuration.collectionResolvers[operation.collection] ?? configuration.conflictResolver
@@ -39,6 +45,7 @@ extension SyncEngine {
                 try await store.offPool { try $0.resolve(conflict, resolution: resolution, current: current) }
                 summary.conflicts += 1
                 await status.emit(.conflictResolved(collection: operation.collection, id: operation.recordID, resolution: resolution.kind))
+                log.conflictResolved(collection: operation.collection, id: operation.recordID, resolution: resolution.kind)
             }
             let applied = results.filter { $0.status == .applied }.count
             await status.update { $0.pendingUploads = max(0, $0.pendingUploads - applied) }

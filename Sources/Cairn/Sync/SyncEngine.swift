@@ -17,6 +17,8 @@ actor SyncEngine {
     let api: RemoteAPI
     let configuration: CairnConfiguration
     let status: StatusCenter
+    /// What the engine tells the app's logger.
+    let log: SyncLog
     private var running: (id: UUID, scope: SyncScope, task: Task<SyncSummary, any Error>)?
     /// The client that owns this engine, for automatic sync tasks (weak: the client owns the engine).
     let owner = WeakClient()
@@ -26,6 +28,7 @@ actor SyncEngine {
         self.api = api
         self.configuration = configuration
         self.status = status
+        self.log = SyncLog(configuration)
     }
 
     /// Runs `scope`, or joins the run in progress when it covers it.
@@ -61,6 +64,8 @@ actor SyncEngine {
         let historyID = try? await store.offPool { try $0.beginHistory(kind: scope.kind) }
         let attempt = await status.begin(at: configuration.wallClock.now())
         await status.emit(.started)
+        log.syncStarted(scope.kind)
+        let started = ContinuousClock.now
         var summary = SyncSummary()
         do {
             try await refreshSchema()
@@ -84,6 +89,7 @@ actor SyncEngine {
             }
             await status.end(attempt, at: configuration.wallClock.now(), error: nil, Self.apply(counts))
             await status.emit(.completed(summary))
+            log.syncCompleted(scope.kind, summary, after: ContinuousClock.now - started)
             return summary
         } catch {
             let cairnError = CairnError(wrapping: error)
@@ -94,6 +100,7 @@ actor SyncEngine {
             }
             await status.end(attempt, at: configuration.wallClock.now(), error: body, Self.apply(counts))
             await status.emit(.failed(body))
+            log.syncFailed(scope.kind, cairnError, after: ContinuousClock.now - started)
             throw cairnError
         }
     }
@@ -114,6 +121,7 @@ actor SyncEngine {
             if !changed.isEmpty {
                 await status.update { $0.changedCollections = changed }
                 await status.emit(.schemaChanged(collections: changed))
+                log.schemaChanged(changed)
             }
         }
     }

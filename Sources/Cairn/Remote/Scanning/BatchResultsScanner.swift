@@ -18,6 +18,9 @@ struct ScannedResult: Sendable {
     /// Why, when `rejected`.
     var error: ErrorBody?
 
+    /// Why the server refused the operation (a refusal without a reason reads as `bad_response`).
+    var refusal: ErrorBody { error ?? ErrorBody(code: .badResponse, message: "rejected without a reason") }
+
     /// The applied record with its data parsed.
     func appliedRecord(id: String) throws -> Record? {
         guard status == .applied, let version else { return nil }
