@@ -115,6 +115,20 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // Extracts the Swift code of README.md and the DocC catalogs at build time (see CairnDocSnippetTests).
+        .executableTarget(name: "cairn-doc-snippets"),
+        .plugin(name: "DocSnippets", capability: .buildTool(), dependencies: ["cairn-doc-snippets"]),
+        // Every code sample of the docs, compiled by the test build (the README's test example also runs).
+        .testTarget(
+            name: "CairnDocSnippetTests",
+            dependencies: [
+                "Cairn", "CairnProtocol", "CairnServer", "CairnTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // Samples declare names they do not use again; their warnings say nothing about the SDK.
+            swiftSettings: [.unsafeFlags(["-suppress-warnings"])],
+            plugins: ["DocSnippets"]
+        ),
         .testTarget(name: "CairnProtocolTests", dependencies: ["CairnProtocol", "CairnTesting"]),
         .testTarget(name: "CairnSQLTests", dependencies: ["CairnSQL", "CairnProtocol"]),
         .testTarget(name: "CairnTests", dependencies: ["Cairn", "CairnProtocol", "CairnServer", "CairnTesting"]),
@@ -137,7 +151,7 @@ let package = Package(
 
 // The project's own code builds without warnings: any warning in Sources/ fails the build (and CI). Packages that
 // depend on Cairn are not affected: SwiftPM ignores warning settings of dependencies.
-for target in package.targets where target.type != .test {
+for target in package.targets where target.type != .test && target.type != .plugin {
     if target.name.hasPrefix("CC") {
         target.cSettings = (target.cSettings ?? []) + [.treatAllWarnings(as: .error)]
     } else {
