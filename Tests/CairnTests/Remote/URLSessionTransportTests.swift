@@ -8,13 +8,18 @@ import Testing
 /// server that accepts and never answers, cancellation, and upload progress as the bytes go.
 @Suite("URLSessionTransport")
 struct URLSessionTransportTests {
+    /// A server behind a proxy whose next connection is accepted and never answered.
+    static func silentServer() async throws -> (Fixture, FaultProxy) {
+        let fixture = try await Fixture.start()
+        let proxy = try await FaultProxy.start(upstreamPort: fixture.server.port, faultRate: 0, seed: 1)
+        proxy.script([.blackhole])
+        return (fixture, proxy)
+    }
+
     @Test("a request the server accepts but never answers fails after the connect timeout with network_unavailable")
     func silentServer() async throws {
-        let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let proxy = try await FaultProxy.start(upstreamPort: fixture.server.port, faultRate: 0, seed: 1)
-        defer { Task { await proxy.stop() } }
-        proxy.script([.blackhole])
+        let (fixture, proxy) = try await Self.silentServer()
+        defer { Task { await proxy.stop(); await fixture.stop() } }
         let transport = URLSessionTransport(configuration: .ephemeral, connectTimeout: .milliseconds(400))
         let start = ContinuousClock.now
         let error = await #expect(throws: CairnError.self) {
@@ -28,11 +33,8 @@ struct URLSessionTransportTests {
 
     @Test("cancelling the caller's task cancels the request at once")
     func cancellation() async throws {
-        let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let proxy = try await FaultProxy.start(upstreamPort: fixture.server.port, faultRate: 0, seed: 1)
-        defer { Task { await proxy.stop() } }
-        proxy.script([.blackhole])
+        let (fixture, proxy) = try await Self.silentServer()
+        defer { Task { await proxy.stop(); await fixture.stop() } }
         let transport = URLSessionTransport(configuration: .ephemeral, connectTimeout: .seconds(60))
         let request = Task { try await transport.send(TransportRequest(method: "GET", url: proxy.baseURL.appendingPathComponent("health"))) }
         try await Task.sleep(for: .milliseconds(200))
