@@ -4,6 +4,25 @@ import PackageDescription
 /// Platforms where the SDK talks HTTP through AsyncHTTPClient (Apple platforms use URLSession).
 let nonApple: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
 
+/// `CAIRN_APPLE_EMULATION=1` when the manifest is read builds the package as Apple platforms get it, on Linux: the
+/// SDK links no AsyncHTTPClient and every target is compiled with the `CAIRN_APPLE_EMULATION` condition, so code
+/// guarded by `#if canImport(Darwin) || CAIRN_APPLE_EMULATION` (the one spelling of "the SDK's transport is
+/// URLSession") takes its Apple branch. CI builds this way into `.build-apple`, so a use of AsyncHTTPClient that
+/// would break the Apple build breaks here.
+let appleEmulation = Context.environment["CAIRN_APPLE_EMULATION"] == "1"
+
+/// The SDK's AsyncHTTPClient and NIO, linked only where it uses them.
+let sdkHTTPClient: [Target.Dependency] =
+    appleEmulation
+    ? []
+    : [
+        .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: nonApple)),
+        .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: nonApple)),
+        .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: nonApple)),
+        .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: nonApple)),
+        .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(platforms: nonApple)),
+    ]
+
 let package = Package(
     name: "Cairn",
     // Synchronization.Mutex needs macOS 15 and iOS 18.
@@ -51,12 +70,7 @@ let package = Package(
                 // PBKDF2 for store passphrases.
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 // Apple platforms use URLSession; AsyncHTTPClient and NIO are linked only where the SDK uses them.
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: nonApple)),
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: nonApple)),
-                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: nonApple)),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: nonApple)),
-                .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(platforms: nonApple)),
-            ]
+            ] + sdkHTTPClient
         ),
         .target(
             name: "CairnServer",
@@ -148,6 +162,12 @@ let package = Package(
         ),
     ]
 )
+
+if appleEmulation {
+    for target in package.targets where !target.name.hasPrefix("CC") {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.define("CAIRN_APPLE_EMULATION")]
+    }
+}
 
 // The project's own code builds without warnings: any warning in Sources/ fails the build (and CI). Packages that
 // depend on Cairn are not affected: SwiftPM ignores warning settings of dependencies.

@@ -4,7 +4,7 @@ import Foundation
 
 extension Fixture {
     /// A client of the fixture's project signed in as `user`, on a network it can switch off (`network: nil` uses
-    /// the SDK's default transport, for real network cuts).
+    /// the SDK's default transport, for real network cuts; ``URLSessionTransport`` with `CAIRN_TEST_TRANSPORT=urlsession`).
     public func client(
         _ user: String, store: StoreLocation = .inMemory, network: SwitchableTransport? = SwitchableTransport(),
         configure: (inout CairnConfiguration) -> Void = { _ in }
@@ -19,7 +19,7 @@ extension Fixture {
             configuration.storeKey = key
         }
         configure(&configuration)
-        return try await CairnClient.open(configuration, transport: network)
+        return try await CairnClient.open(configuration, transport: network ?? TestTransport.defaultTransport(connectTimeout: configuration.connectTimeout))
     }
 
     /// The key every fixture client's store is encrypted with when the environment sets

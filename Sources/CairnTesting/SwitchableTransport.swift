@@ -21,8 +21,9 @@ public final class SwitchableTransport: HTTPTransport, Sendable {
         var answer: (@Sendable (TransportRequest) -> TransportResponse?)?
     }
 
-    /// A transport that passes requests to `inner` (by default a new ``AsyncHTTPClientTransport``) while online.
-    public init(inner: any HTTPTransport = AsyncHTTPClientTransport()) { self.inner = inner }
+    /// A transport that passes requests to `inner` (by default the fixture clients' kind, ``TestTransport/make(connectTimeout:)``)
+    /// while online.
+    public init(inner: any HTTPTransport = TestTransport.make()) { self.inner = inner }
 
     /// When false, every request fails with `network_unavailable` before reaching the server.
     public var isOnline: Bool {

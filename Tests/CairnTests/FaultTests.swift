@@ -15,8 +15,8 @@ struct FaultTests {
         let proxy = try await FaultProxy.start(upstreamPort: fixture.server.port, faultRate: 0.4, seed: seed)
         defer { Task { await proxy.stop() } }
         var random = SplitMix(seed: seed)
-        let (transport, httpClient) = FaultProxy.freshConnectionTransport()
-        defer { Task { try? await httpClient.shutdown() } }
+        let (transport, shutdown) = FaultProxy.freshConnectionTransport()
+        defer { Task { await shutdown() } }
         var clients: [CairnClient] = []
         for user in ["alice", "bob", "ada"] {
             var configuration = CairnConfiguration(

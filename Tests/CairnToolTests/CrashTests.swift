@@ -131,4 +131,18 @@ struct CommandLineSyncTests {
             #expect((figures[key]?.numberValue ?? 0) > 0, "\(key)")
         }
     }
+
+    @Test("bench transports prints one table with both transports and ends with their figures as JSON")
+    func benchTransports() throws {
+        let output = try Tool.run(["bench", "transports", "--records", "200", "--file-megabytes", "2", "--rounds", "1", "--json"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("AsyncHTTPClient") && output.stdout.contains("URLSession"))
+        let last = try #require(output.stdout.split(separator: "\n").last)
+        let figures = try JSONValue(parsing: String(last))
+        for measure in ["push", "pull", "upload", "download"] {
+            for transport in ["asynchttpclient", "urlsession"] {
+                #expect((figures["\(measure)Seconds_\(transport)"]?.numberValue ?? 0) > 0, "\(measure) \(transport)")
+            }
+        }
+    }
 }

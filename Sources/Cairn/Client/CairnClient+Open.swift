@@ -87,11 +87,10 @@ extension CairnClient {
         return (server, project, user)
     }
 
-    /// `URLSession` on Apple platforms (the system network stack), AsyncHTTPClient elsewhere.
+    /// `URLSession` on Apple platforms (the system network stack), AsyncHTTPClient elsewhere (faster on Linux).
     static func defaultTransport(_ configuration: CairnConfiguration) -> any HTTPTransport {
-        #if canImport(Darwin)
-        // URLSession has no connect timeout of its own: its request timeout covers connecting.
-        return URLSessionTransport()
+        #if canImport(Darwin) || CAIRN_APPLE_EMULATION
+        return URLSessionTransport(connectTimeout: configuration.connectTimeout)
         #else
         return AsyncHTTPClientTransport(connectTimeout: configuration.connectTimeout)
         #endif

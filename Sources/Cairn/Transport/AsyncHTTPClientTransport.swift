@@ -1,4 +1,4 @@
-#if !canImport(Darwin)
+#if !(canImport(Darwin) || CAIRN_APPLE_EMULATION)
 import AsyncHTTPClient
 import Foundation
 import NIOCore

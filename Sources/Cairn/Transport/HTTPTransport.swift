@@ -104,9 +104,10 @@ public struct TransportResponse: Sendable {
     }
 }
 
-/// How the SDK talks HTTP. By default the client uses `URLSessionTransport` on Apple platforms and
-/// ``AsyncHTTPClientTransport`` elsewhere (on Linux, FoundationNetworking streams slowly and has no background
-/// sessions); apps may plug in their own, such as a `URLSession` with a background configuration, or a test double.
+/// How the SDK talks HTTP. By default the client uses ``URLSessionTransport`` on Apple platforms and
+/// `AsyncHTTPClientTransport` elsewhere (faster on Linux than FoundationNetworking, which ``URLSessionTransport``
+/// also runs on); apps may plug in their own, such as ``URLSessionTransport`` on a session configuration of theirs,
+/// or a test double.
 ///
 /// Implementations throw ``CairnError`` with `network_unavailable` or `timed_out` for failures to get an answer.
 public protocol HTTPTransport: Sendable {

@@ -1,136 +1,137 @@
-#if canImport(Darwin)
 import Foundation
 
-/// A transport on `URLSession`, for Apple platforms: the system network stack, with its proxy, VPN and cellular
-/// settings, and background sessions when the app configures one.
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport on `URLSession`: the SDK's transport on Apple platforms (the system network stack, with its proxy,
+/// VPN and cellular settings), and available on Linux too (FoundationNetworking), where the tests run the whole
+/// client suite over it.
+///
+/// Bodies move in chunks through the session's delegate: answers are written to a download's file or yielded to the
+/// live-notice stream as they arrive, and a file is uploaded from disk with its progress reported as bytes go.
+///
+/// URLSession has no connect timeout of its own, so ``connectTimeout`` is enforced here as the longest wait for a
+/// first sign of the server: the first bytes of its answer, or the first bytes of a body it accepted. A request that
+/// has none by then fails with `network_unavailable`, as a connection attempt that gets no answer does on
+/// `AsyncHTTPClientTransport`; a server that takes longer than that to start answering is treated the same way.
+///
+/// On Linux, prefer the default AsyncHTTPClient transport in production: FoundationNetworking (Swift 6.3) stops the
+/// process with a `fatalError` when a connection is cut inside an answer's headers, and uploads at about half the speed.
+///
+/// ```swift
+/// let configuration = URLSessionConfiguration.default
+/// configuration.allowsCellularAccess = false
+/// let transport = URLSessionTransport(configuration: configuration, connectTimeout: .seconds(5))
+/// let client = try await CairnClient.open(cairnConfiguration, transport: transport)
+/// ```
 public struct URLSessionTransport: HTTPTransport {
-    let session: URLSession
+    let session: URLSessionHandle
+    /// How long a request may wait for a first sign of the server before it fails with `network_unavailable`.
+    public let connectTimeout: Duration
 
-    /// A transport on `session` (by default `URLSession.shared`), so the app's session configuration (extra headers,
-    /// proxies, cellular access) applies to sync traffic.
-    public init(session: URLSession = .shared) { self.session = session }
+    /// A transport on one session shared by the process, made from `URLSessionConfiguration.default`.
+    public init(connectTimeout: Duration = .seconds(10)) {
+        self.session = URLSessionHandle.shared
+        self.connectTimeout = connectTimeout
+    }
 
-    /// Sends `request` with `URLSession.data(for:)`; URL errors become ``CairnError``s (`timed_out`, `cancelled`, otherwise
-    /// `network_unavailable`, all but `cancelled` retryable).
+    /// A transport on a session of its own made from `configuration`, so the app's settings (extra headers,
+    /// proxies, cellular access) apply to sync traffic. Responses are never read from the session's cache.
+    public init(configuration: URLSessionConfiguration, connectTimeout: Duration = .seconds(10)) {
+        self.session = URLSessionHandle(configuration: configuration)
+        self.connectTimeout = connectTimeout
+    }
+
+    /// Sends `request` and collects the answer's body; a ``TransportRequest/bodyFile`` is uploaded from disk with
+    /// ``TransportRequest/progress`` told the bytes sent. URL errors become ``CairnError``s (`timed_out`,
+    /// `cancelled`, otherwise `network_unavailable`, all but `cancelled` retryable).
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        do {
-            var prepared = urlRequest(request)
-            if let slice = request.bodyFile, slice.sealing != nil {
-                // An encrypted store's file is decrypted in memory, one slice per request: the uploader sends at most
-                // ``FileUploader/sealedSliceBytes`` at a time from such a file.
-                var body = Data(capacity: Int(slice.length))
-                try await slice.read { body.append($0) }
-                prepared.httpBody = body
-            }
-            let (data, response) = try await session.data(for: prepared)
-            if let slice = request.bodyFile { request.progress?(slice.length) }
-            let http = response as? HTTPURLResponse
-            return TransportResponse(status: http?.statusCode ?? 0, headers: headers(http), body: data)
-        } catch let error as CairnError {
-            throw error
-        } catch {
-            throw Self.map(error)
-        }
+        let exchange = try await perform(request, answer: .collect)
+        return try exchange.response()
     }
 
-    /// Opens `request` with `URLSession.bytes(for:)` and yields its body line by line (each chunk ends with `\n`), as
-    /// Server-Sent Events arrive; cancelling the stream cancels the request.
+    /// Opens `request` and yields its body's chunks as they arrive (for Server-Sent Events, not split at lines),
+    /// once the first bytes came; cancelling the stream cancels the request.
     public func stream(_ request: TransportRequest) async throws -> (status: Int, chunks: AsyncThrowingStream<Data, any Error>) {
-        let (bytes, response): (URLSession.AsyncBytes, URLResponse)
-        do {
-            (bytes, response) = try await session.bytes(for: urlRequest(request))
-        } catch {
-            throw Self.map(error)
-        }
-        let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
-        let task = Task {
-            do {
-                var line = Data()
-                for try await byte in bytes {
-                    line.append(byte)
-                    if byte == 0x0A { continuation.yield(line); line.removeAll() }
-                }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: Self.map(error))
-            }
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, stream)
+        let (chunks, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        let exchange = try await perform(request, answer: .stream(continuation), until: .firstBytes)
+        let status = try exchange.response().status
+        continuation.onTermination = { [task = exchange.task] _ in task?.cancel() }
+        return (status, chunks)
     }
 
-    /// Sends `request` and writes a 2xx body into `destination` as it arrives, in 64 KB writes, reporting the bytes
-    /// received.
+    /// Sends `request` and writes a 2xx body into `destination` as it arrives, through
+    /// ``TransportRequest/openDownload(_:)``, reporting the bytes received; another answer's body is returned whole.
     public func download(_ request: TransportRequest, to destination: URL) async throws -> TransportResponse {
-        do {
-            let (bytes, response) = try await session.bytes(for: urlRequest(request))
-            let http = response as? HTTPURLResponse
-            let status = http?.statusCode ?? 0
-            guard (200..<300).contains(status) else {
-                var body = Data()
-                for try await byte in bytes where body.count < 1 << 20 { body.append(byte) }
-                return TransportResponse(status: status, headers: headers(http), body: body)
+        let exchange = try await perform(request, answer: .download(request, destination))
+        return try exchange.response()
+    }
+
+    /// Starts `request` on the session and waits for its end (or its first bytes); cancelling the caller's task
+    /// cancels the request.
+    private func perform(
+        _ request: TransportRequest, answer: URLSessionExchange.Answer, until stage: URLSessionExchange.Stage = .end
+    ) async throws -> URLSessionExchange {
+        let upload = try URLSessionUpload(request.bodyFile)
+        let prepared = urlRequest(request)
+        let task: URLSessionTask =
+            switch upload {
+            case nil: session.session.dataTask(with: prepared)
+            case .memory(let body)?: session.session.uploadTask(with: prepared, from: body)
+            case .file(let file, _)?: session.session.uploadTask(with: prepared, fromFile: file)
             }
-            let file = try request.openDownload(destination)
-            defer { try? file.close() }
-            var buffer = Data()
-            buffer.reserveCapacity(64 * 1024)
-            var received: Int64 = 0
-            for try await byte in bytes {
-                buffer.append(byte)
-                if buffer.count == 64 * 1024 {
-                    try file.write(buffer)
-                    buffer.withUnsafeBytes { request.received?($0) }
-                    received += Int64(buffer.count)
-                    request.progress?(received)
-                    buffer.removeAll(keepingCapacity: true)
-                }
-            }
-            try file.write(buffer)
-            try file.close()
-            buffer.withUnsafeBytes { request.received?($0) }
-            request.progress?(received + Int64(buffer.count))
-            return TransportResponse(status: status, headers: headers(http), body: Data())
-        } catch let error as CairnError {
-            throw error
-        } catch {
-            throw Self.map(error)
+        let exchange = URLSessionExchange(task: task, answer: answer, progress: request.progress, received: request.received, upload: upload)
+        session.events.register(exchange, for: task)
+        task.resume()
+        let watch = exchange.watch(connectTimeout: connectTimeout)
+        defer { watch.cancel() }
+        await withTaskCancellationHandler {
+            await exchange.wait(for: stage)
+        } onCancel: {
+            task.cancel()
         }
+        return exchange
     }
 
     private func urlRequest(_ request: TransportRequest) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
-        urlRequest.httpBody = request.body
-        if let slice = request.bodyFile, slice.sealing == nil, let stream = InputStream(url: slice.url) {
-            // The stream starts at the slice's offset; Content-Length stops it at the slice's end.
-            stream.setProperty(NSNumber(value: slice.offset), forKey: .fileCurrentOffsetKey)
-            urlRequest.httpBodyStream = stream
-            urlRequest.setValue("\(slice.length)", forHTTPHeaderField: "Content-Length")
-        }
+        urlRequest.httpBody = request.bodyFile == nil ? request.body : nil
+        // Sync must see the server's answer, never a cached one.
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        // URLSession's timeout is the longest wait between two bytes.
         let (seconds, attoseconds) = request.timeout.components
         urlRequest.timeoutInterval = Double(seconds) + Double(attoseconds) / 1e18
         for (name, value) in request.headers { urlRequest.addValue(value, forHTTPHeaderField: name) }
         return urlRequest
     }
 
-    private func headers(_ response: HTTPURLResponse?) -> [(String, String)] {
-        (response?.allHeaderFields ?? [:]).compactMap { key, value in
-            guard let key = key as? String else { return nil }
-            return (key, "\(value)")
-        }
-    }
-
+    /// Turns URLSession's errors into ``CairnError``s.
     static func map(_ error: any Error) -> CairnError {
-        if let error = error as? URLError {
-            if error.code == .timedOut { return CairnError(.timedOut, "The server did not answer in time", isRetryable: true, cause: error) }
-            if error.code == .cancelled { return CairnError(.cancelled, "The request was cancelled", cause: error) }
-        }
+        if let error = error as? CairnError { return error }
+        if error is CancellationError { return CairnError(.cancelled, "The request was cancelled", cause: error) }
+        let code = (error as? URLError)?.code
+        if code == .timedOut { return CairnError(.timedOut, "The server did not answer in time", isRetryable: true, cause: error) }
+        if code == .cancelled { return CairnError(.cancelled, "The request was cancelled", cause: error) }
         var failure = CairnError(
-            .networkUnavailable, "The server could not be reached: check the address and the network", isRetryable: true, cause: error)
-        // URLSession's name for a refused connection.
-        failure.connectionRefused = (error as? URLError)?.code == .cannotConnectToHost
+            .networkUnavailable, "The server could not be reached (\(reason(code))): check the address and the network",
+            isRetryable: true, cause: error)
+        // URLSession's name for a refused connection (libcurl's "couldn't connect" on Linux).
+        failure.connectionRefused = code == .cannotConnectToHost
         return failure
     }
+
+    /// A short reason for a failure to reach the server, without addresses or data.
+    static func reason(_ code: URLError.Code?) -> String {
+        switch code {
+        case .cannotConnectToHost?: "connection refused"
+        case .cannotFindHost?, .dnsLookupFailed?: "the host name did not resolve"
+        case .networkConnectionLost?: "the connection closed"
+        case .notConnectedToInternet?: "no network"
+        case .secureConnectionFailed?, .serverCertificateUntrusted?, .serverCertificateHasBadDate?: "the secure connection failed"
+        case let code?: "URL error \(code.rawValue)"
+        case nil: "no connection"
+        }
+    }
 }
-#endif

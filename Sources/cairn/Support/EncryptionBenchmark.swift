@@ -85,16 +85,7 @@ struct EncryptionBenchmark {
     /// Uploads one file of `fileMegabytes` MB, then downloads it into fresh stores' caches, plaintext and encrypted in
     /// turn: the cache of an encrypted store seals it segment by segment as it arrives.
     private func measureDownload(_ directory: URL, server: ServerProcess) async throws -> [String: JSONValue] {
-        let source = directory.appendingPathComponent("large.bin")
-        _ = FileManager.default.createFile(atPath: source.path, contents: nil)
-        let writer = try FileHandle(forWritingTo: source)
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<fileMegabytes {
-            for index in stride(from: 0, to: chunk.count, by: 8) { withUnsafeBytes(of: generator.next()) { chunk.replaceSubrange(index..<index + 8, with: $0) } }
-            try writer.write(contentsOf: chunk)
-        }
-        try writer.close()
+        let source = try TransportBenchmark.makeFile(directory.appendingPathComponent("large.bin"), megabytes: fileMegabytes)
         let uploader = try await CairnClient.open(clientConfiguration(server, store: directory.appendingPathComponent("upload.sqlite").path, encrypted: false))
         let localID = try uploader.files.upload(from: source, name: "large.bin")
         await uploader.files.waitForUploads()

@@ -4,7 +4,7 @@ import Foundation
 /// Plain HTTP calls to a Cairn server through the SDK's transport, for measuring the server on its own.
 struct RawHTTP {
     let baseURL: URL
-    let transport: any HTTPTransport = AsyncHTTPClientTransport()
+    let transport: any HTTPTransport = BenchTransport.sdkDefault.make()
 
     /// Sends a request with JSON `body`; any status comes back.
     func send(_ method: String, _ path: String, token: String? = nil, body: Data? = nil) async throws -> TransportResponse {

@@ -17,7 +17,7 @@ struct FileLifetimeTests {
             var released = 0
         }
 
-        private let inner = AsyncHTTPClientTransport()
+        private let inner = TestTransport.make()
         private let counts = Mutex(Counts())
 
         var now: Counts { counts.withLock { $0 } }

@@ -57,7 +57,7 @@ struct SyncAttemptOrderTests {
 
     /// Passes requests on, or, while held, keeps them waiting until released and then fails them as offline.
     final class OutageTransport: HTTPTransport, Sendable {
-        private let inner = AsyncHTTPClientTransport()
+        private let inner = TestTransport.make()
         private let state = Mutex((held: false, waiting: 0))
 
         func hold(_ value: Bool) { state.withLock { $0.held = value } }
