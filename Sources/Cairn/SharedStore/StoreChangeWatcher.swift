@@ -40,9 +40,13 @@ final class StoreChangeWatcher: Sendable {
     private let interval: Duration
     private let state = Mutex(State())
 
+    /// A watcher of `writer`'s file. It learns the version now, so that a commit made before the first look (a
+    /// poll starts an interval after its hold) still counts.
     init(writer: any DatabaseWriter, interval: Duration) {
         self.writer = writer
         self.interval = interval
+        let version = try? writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+        state.withLock { $0.lastVersion = version }
     }
 
     /// Starts polling unless it already does; polling stops when every hold is released.
@@ -85,7 +89,7 @@ final class StoreChangeWatcher: Sendable {
     }
 
     /// Looks once: when another connection committed since the last look, notifies the observations and the
-    /// listeners, and returns true. The first look only learns the version.
+    /// listeners, and returns true.
     @discardableResult
     func look() async -> Bool {
         let changed = (try? await writer.writeWithoutTransaction { [self] db -> Bool in
