@@ -20,6 +20,7 @@ struct SharedStoreToolTests {
         #expect(first.status == 0, "\(first.stderr)")
         let client = try await fixture.client("alice", store: .file(path), network: nil) {
             $0.scheduling = SchedulingPolicy(pushDelay: .milliseconds(50), interval: nil)
+            $0.storeKey = nil  // the tool made the store in plaintext, whatever the encrypted-stores run asks
         }
         return (path, client)
     }
