@@ -97,8 +97,9 @@ struct SharedStoreTests {
         #expect(try await Self.eventually { await widget.status().scheduler.phase == .idle })
         try app.save("notes", id: "from-app", data: ["title": "queued after the app stopped syncing"])
         #expect(try await Self.eventually { try await Self.serverIDs(fixture) == ["from-app", "from-widget"] })
+        // No run failed; the app's run may have been cancelled with its scheduler.
         let history = try widget.history()
-        #expect(history.allSatisfy { $0.error == nil })
+        #expect(history.allSatisfy { $0.error == nil || $0.error?.hasPrefix("cancelled:") == true }, "\(history)")
     }
 
     @Test("a sync waits while another holder syncs, is refused at once by a standing holder, and takes over a lapsed lease or one whose process is gone")
