@@ -57,6 +57,7 @@ extension CairnClient {
         await fileUploader.stop()
         await background.close()
         await engine.waitForIdle()
+        await shared?.close()
     }
 
     /// The id the server gave this client (sent as `Cairn-Client-ID`).

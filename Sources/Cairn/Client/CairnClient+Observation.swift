@@ -29,6 +29,8 @@ extension CairnClient {
     func values<Reducer: ValueReducer>(of observation: ValueObservation<Reducer>) -> AsyncThrowingStream<Reducer.Value, any Error>
     where Reducer.Value: Sendable {
         let writer = store.writer
+        // Other processes' commits reach the observation while it is read (SharedStore).
+        let watching = shared?.watcher.hold()
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
@@ -38,7 +40,10 @@ extension CairnClient {
                     continuation.finish(throwing: error)
                 }
             }
-            continuation.onTermination = { _ in task.cancel() }
+            continuation.onTermination = { _ in
+                task.cancel()
+                watching?.release()
+            }
         }
     }
 }

@@ -32,6 +32,8 @@ public final class CairnClient: Sendable {
     let fileUploader: FileUploader
     /// File uploads, downloads, prefetch and their progress reports: cancelled and awaited at ``close()``.
     let background = BackgroundWork()
+    /// What sharing a store file with other processes needs (nil in memory).
+    let shared: SharedStore?
 
     init(configuration: CairnConfiguration, store: LocalStore, api: RemoteAPI, auth: AuthSession) {
         self.configuration = configuration
@@ -39,13 +41,15 @@ public final class CairnClient: Sendable {
         self.api = api
         self.auth = auth
         self.statusCenter = StatusCenter()
-        self.engine = SyncEngine(store: store, api: api, configuration: configuration, status: statusCenter)
+        self.shared = SharedStore(store: store, configuration: configuration)
+        self.engine = SyncEngine(store: store, api: api, configuration: configuration, status: statusCenter, lease: shared?.lease)
         self.fileFolder = FileFolder(store: configuration.store, keys: store)
         self.fileCache = FileCache(
             store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter, work: background)
         self.fileUploader = FileUploader(
             store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter, cache: fileCache, work: background)
         engine.owner.set(self)
+        watchOtherProcesses()
     }
 
     /// File attachments: uploads, downloads into the local cache, and the server's files.

@@ -103,6 +103,8 @@ public struct CairnConfiguration: Sendable {
     public var automaticTasks: [any AutomaticSyncTask] = []
     /// When ``CairnClient/run()`` syncs by itself: the push delay after writes, the periodic full sync, live notices.
     public var scheduling = SchedulingPolicy()
+    /// How clients in several processes share the store file: noticing each other's writes, and which one syncs.
+    public var sharedStore = SharedStorePolicy()
     /// How failed network calls are retried (also the scheduler's backoff between failed syncs).
     public var retry: RetryPolicy = RetryPolicy()
     /// The timeout of one HTTP request.

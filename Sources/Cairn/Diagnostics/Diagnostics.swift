@@ -149,7 +149,8 @@ public struct Diagnostics: Sendable, Codable, Hashable {
             var parts: [String] = []
             if queueDepth > 0 { parts.append("\(queueDepth) change\(queueDepth == 1 ? "" : "s")") }
             if pendingFiles > 0 { parts.append("\(pendingFiles) file\(pendingFiles == 1 ? "" : "s")") }
-            return (.waiting, parts.joined(separator: " and ") + " wait for the next sync")
+            let syncer = scheduler.phase == .otherProcess ? " (another process that shares the store syncs it)" : ""
+            return (.waiting, parts.joined(separator: " and ") + " wait for the next sync" + syncer)
         }
         if !needsPull.isEmpty {
             return (.waiting, "\(needsPull.joined(separator: ", ")) wait\(needsPull.count == 1 ? "s" : "") for a pull")

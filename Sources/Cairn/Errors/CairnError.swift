@@ -96,6 +96,9 @@ extension ErrorCode {
     public static let storeNotEncrypted: ErrorCode = "store_not_encrypted"
     /// The store is open (in this app or another process) and cannot be rewritten now.
     public static let storeInUse: ErrorCode = "store_in_use"
+    /// Another process syncs this store now (an app and its extension share it); its sync uploads this process's
+    /// queued changes too. Retrying later can succeed.
+    public static let syncInAnotherProcess: ErrorCode = "sync_in_another_process"
     /// Part of the store failed its integrity check (a changed byte in an encrypted page, or a damaged header).
     public static let storeCorrupted: ErrorCode = "store_corrupted"
 }

@@ -12,12 +12,12 @@ extension CairnClient {
     public func liveQuery<T: Decodable & Sendable>(
         _ query: Query, as type: T.Type, delivery: LiveQueryDelivery = .mainActor
     ) -> LiveQuery<T> {
-        LiveQuery(store: store, query: query, delivery: delivery) { try Self.decode(type, $0) }
+        LiveQuery(store: store, watcher: shared?.watcher, query: query, delivery: delivery) { try Self.decode(type, $0) }
     }
 
     /// A ``LiveQuery`` of the records `query` selects, as ``LocalRecord``s.
     public func liveQuery(_ query: Query, delivery: LiveQueryDelivery = .mainActor) -> LiveQuery<LocalRecord> {
-        LiveQuery(store: store, query: query, delivery: delivery) { $0 }
+        LiveQuery(store: store, watcher: shared?.watcher, query: query, delivery: delivery) { $0 }
     }
 
     /// The records a query selects, decoded as `T`, now and after every change: a sequence for SwiftUI's `.task` or

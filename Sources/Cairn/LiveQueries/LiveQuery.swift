@@ -66,15 +66,20 @@ public final class LiveQuery<Element: Sendable>: Observable, Sendable {
     /// Stops observing the store: no update follows, and nothing runs again unless ``query`` is set or a property is
     /// read. Dropping the last reference does the same.
     public func cancel() {
-        let running = state.withLock { state -> AnyDatabaseCancellable? in
-            defer { state.running = nil }
+        let (running, watching) = state.withLock { state -> (AnyDatabaseCancellable?, StoreChangeWatcher.Hold?) in
+            defer { state.running = nil; state.watching = nil }
             state.generation += 1
-            return state.running
+            return (state.running, state.watching)
         }
         running?.cancel()
+        watching?.release()
     }
 
-    deinit { state.withLock { $0.running }?.cancel() }
+    deinit {
+        let (running, watching) = state.withLock { ($0.running, $0.watching) }
+        running?.cancel()
+        watching?.release()
+    }
 
     // MARK: Internals
 
@@ -88,6 +93,8 @@ public final class LiveQuery<Element: Sendable>: Observable, Sendable {
         var isLoaded = false
         /// The running database observation, while started.
         var running: AnyDatabaseCancellable?
+        /// Keeps the store's watcher looking for other processes' commits while started.
+        var watching: StoreChangeWatcher.Hold?
         /// Counts starts and cancellations, so a late value of a stopped observation is dropped.
         var generation = 0
         /// How many times the query ran (tests check that an unobserved live query costs nothing).
@@ -99,11 +106,17 @@ public final class LiveQuery<Element: Sendable>: Observable, Sendable {
     private let registrar = ObservationRegistrar()
     private let state: Mutex<State>
     private let store: LocalStore
+    /// Notices other processes' writes to a file store (nil in memory).
+    private let watcher: StoreChangeWatcher?
     private let delivery: LiveQueryDelivery
     private let decode: @Sendable (LocalRecord) throws -> Element
 
-    init(store: LocalStore, query: Query, delivery: LiveQueryDelivery, decode: @escaping @Sendable (LocalRecord) throws -> Element) {
+    init(
+        store: LocalStore, watcher: StoreChangeWatcher?, query: Query, delivery: LiveQueryDelivery,
+        decode: @escaping @Sendable (LocalRecord) throws -> Element
+    ) {
         self.store = store
+        self.watcher = watcher
         self.delivery = delivery
         self.decode = decode
         self.state = Mutex(State(query: query))
@@ -140,12 +153,17 @@ public final class LiveQuery<Element: Sendable>: Observable, Sendable {
             scheduling: .async(onQueue: queue),
             onError: { [weak self] error in self?.publish(.failure(CairnError(wrapping: error)), generation: generation) },
             onChange: { [weak self] snapshot in self?.publish(.success(snapshot), generation: generation) })
+        let watching = watcher?.hold()
         let stale = state.withLock { state -> Bool in
             guard state.generation == generation else { return true }
             state.running = cancellable
+            state.watching = watching
             return false
         }
-        if stale { cancellable.cancel() }
+        if stale {
+            cancellable.cancel()
+            watching?.release()
+        }
     }
 
     private func publish(_ result: Result<Snapshot, CairnError>, generation: Int) {

@@ -30,6 +30,11 @@ extension CairnClient {
         let elapsed = Self.stopwatch(configuration.clock)
         var machine = SyncScheduler(policy: configuration.scheduling, retry: configuration.retry)
         machine.handle(.started, at: elapsed())
+        // A store file may be shared with other processes: sync only while holding its lease (the lease's keeper
+        // reports `.leaseTaken` as soon as it is this client's), and notice the others' commits meanwhile.
+        let watching = shared?.watcher.hold()
+        defer { watching?.release() }
+        if let lease = shared?.lease, await !lease.stand() { machine.handle(.leaseHeldElsewhere, at: elapsed()) }
         await withTaskGroup(of: Void.self) { group in
             var timer: Task<Void, Never>?
             defer { timer?.cancel() }
@@ -44,6 +49,9 @@ extension CairnClient {
                         group.addTask { [self] in input.yield(.syncEnded(succeeded: await self.scheduledSync(push: push, pull: pull))) }
                     case .openLiveConnection:
                         liveTask = Task { [self] in await self.listen(input) }
+                    case .closeLiveConnection:
+                        liveTask?.cancel()
+                        liveTask = nil
                     }
                 }
                 let snapshot = SchedulerStatus(machine, now: now, wallClock: configuration.wallClock.now())
@@ -67,6 +75,7 @@ extension CairnClient {
             }
             group.cancelAll()
         }
+        await shared?.lease.sit()
         await statusCenter.update { $0.scheduler = SchedulerStatus() }
     }
 

@@ -14,6 +14,9 @@ public struct SchedulerStatus: Sendable, Hashable {
         case syncing
         /// The last sync failed; it is tried again with backoff.
         case retrying
+        /// Another process that shares the store file syncs it (it holds the sync lease, and uploads this process's
+        /// changes too); this scheduler takes over when that process stops. See <doc:AppExtensions>.
+        case otherProcess = "other-process"
     }
 
     /// The state.
@@ -37,6 +40,7 @@ public struct SchedulerStatus: Sendable, Hashable {
         case .waiting: phase = .waiting
         case .syncing: phase = .syncing
         case .retrying: phase = .retrying
+        case .standby: phase = .otherProcess
         }
         liveConnected = machine.live == .open
         failures = machine.failures

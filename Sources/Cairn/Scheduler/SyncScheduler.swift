@@ -48,6 +48,10 @@ struct SyncScheduler: Sendable {
         case connectivityRestored
         /// The sync started by the last ``Action/sync(push:pull:)`` ended.
         case syncEnded(succeeded: Bool)
+        /// Another process sharing the store file holds its sync lease: stand by.
+        case leaseHeldElsewhere
+        /// The sync lease is this client's (again): everything is due once, as at the start.
+        case leaseTaken
     }
 
     /// Something to do now.
@@ -56,11 +60,15 @@ struct SyncScheduler: Sendable {
         case sync(push: Bool, pull: Set<String>?)
         /// Open the live-notice connection.
         case openLiveConnection
+        /// Close the live-notice connection (the process that syncs holds its own).
+        case closeLiveConnection
     }
 
     /// What the scheduler is doing, for diagnostics.
     enum Phase: String, Sendable {
         case idle, waiting, syncing, retrying
+        /// Another process syncs the store.
+        case standby
     }
 
     let policy: SchedulingPolicy
@@ -83,6 +91,8 @@ struct SyncScheduler: Sendable {
     private(set) var live: Live = .closed
     private(set) var liveFailures = 0
     private(set) var liveRetryAt: Duration?
+    // Another process holds the store's sync lease: nothing is done until it is this client's.
+    private(set) var standby = false
 
     init(policy: SchedulingPolicy, retry: RetryPolicy) {
         self.policy = policy
@@ -112,6 +122,14 @@ struct SyncScheduler: Sendable {
         case .connectivityRestored:
             if failures > 0 { retryAt = now }
             if live == .closed { liveRetryAt = now }
+        case .leaseHeldElsewhere:
+            standby = true
+        case .leaseTaken:
+            standby = false
+            pushDueAt = now
+            pullAll = true
+            if failures > 0 { retryAt = now }
+            liveRetryAt = nil
         case .syncEnded(let succeeded):
             guard case .sync(let push, let pull)? = inFlight else { return }
             inFlight = nil
@@ -132,6 +150,13 @@ struct SyncScheduler: Sendable {
     /// The actions due at `now`, which are then under way: at most one sync at a time, and one live connection.
     mutating func actions(at now: Duration) -> [Action] {
         var due: [Action] = []
+        if standby {
+            if live != .closed {
+                live = .closed
+                due.append(.closeLiveConnection)
+            }
+            return due
+        }
         if inFlight == nil, retryAt.map({ $0 <= now }) ?? true {
             let periodic = periodicDueAt.map { $0 <= now } ?? false
             let push = (pushDueAt.map { $0 <= now } ?? false) || periodic
@@ -155,6 +180,7 @@ struct SyncScheduler: Sendable {
 
     /// When time alone makes an action due next; `nil` when nothing is waiting (then only events wake it).
     var nextWake: Duration? {
+        if standby { return nil }
         var times: [Duration] = []
         if inFlight == nil {
             let work = [pushDueAt, periodicDueAt].compactMap { $0 }
@@ -182,6 +208,7 @@ struct SyncScheduler: Sendable {
 
     /// What it is doing, in one word.
     var phase: Phase {
+        if standby { return .standby }
         if inFlight != nil { return .syncing }
         if failures > 0 { return .retrying }
         if pushDueAt != nil || pullAll || !pullCollections.isEmpty { return .waiting }

@@ -22,4 +22,9 @@ struct BlockingQueue: Sendable {
             queue.async { continuation.resume(with: Result { try work() }) }
         }
     }
+
+    /// Queues `work` after the work queued before it, and returns at once.
+    func start(_ work: @escaping @Sendable () -> Void) {
+        queue.async(execute: work)
+    }
 }

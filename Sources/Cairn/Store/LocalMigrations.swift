@@ -25,6 +25,7 @@ enum LocalMigrations {
             try DownloadQueryTable.createV4(db)
             try FailedTable.addDetailsV4(db)
         }
+        migrator.registerMigration("v5-sync-lease", migrate: SyncLeaseTable.createV5)
         return migrator
     }
 }

@@ -24,6 +24,8 @@ extension LocalStore {
             // The lease lives as long as the database's connections (GRDB keeps this closure with them), so the file
             // counts as open until the last connection is gone.
             let lease = OpenStoreFiles.Lease(path: sqlitePath, cipher: cipher)
+            // Releases SQLite's locks when the app is suspended (CairnClient.suspendNotification; see StoreSuspension).
+            database.observesSuspensionNotifications = true
             database.prepareDatabase { db in
                 SQLiteFunctions.register(db)
                 // Sorts and temporary tables stay in memory, where the store cipher has nothing to protect.

@@ -53,9 +53,11 @@ final class LocalStore: Sendable {
     let jsonCaches = JSONCacheTable()
     /// Download queries and the records each holds.
     let downloadQueries = DownloadQueryTable()
+    /// Which process may sync the store now (``SyncLease``).
+    let syncLease = SyncLeaseTable()
 
     /// Cairn's own tables, each once; the collection tables of the current schema follow them in ``registry``.
-    var ownTables: [any StoreTable] { [metaTable, collectionStates, queue, failed, shadows, conflictLog, events, fileUploads, fileCache, localIndexes, jsonCaches, downloadQueries] }
+    var ownTables: [any StoreTable] { [metaTable, collectionStates, queue, failed, shadows, conflictLog, events, fileUploads, fileCache, localIndexes, jsonCaches, downloadQueries, syncLease] }
 
     /// Every table the store holds: Cairn's own, then one per collection of the current schema. Wiping walks it.
     var registry: [any StoreTable] {

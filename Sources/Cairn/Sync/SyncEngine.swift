@@ -22,13 +22,16 @@ actor SyncEngine {
     private var running: (id: UUID, scope: SyncScope, task: Task<SyncSummary, any Error>)?
     /// The client that owns this engine, for automatic sync tasks (weak: the client owns the engine).
     let owner = WeakClient()
+    /// The store file's sync lease, taken by every run (nil in memory): one process syncs at a time.
+    let lease: SyncLease?
 
-    init(store: LocalStore, api: RemoteAPI, configuration: CairnConfiguration, status: StatusCenter) {
+    init(store: LocalStore, api: RemoteAPI, configuration: CairnConfiguration, status: StatusCenter, lease: SyncLease? = nil) {
         self.store = store
         self.api = api
         self.configuration = configuration
         self.status = status
         self.log = SyncLog(configuration)
+        self.lease = lease
     }
 
     /// Runs `scope`, or joins the run in progress when it covers it.
@@ -60,7 +63,26 @@ actor SyncEngine {
         }
     }
 
+    /// Stops the run in progress, if any (the lease was lost to another process).
+    func cancelRunning() {
+        running?.task.cancel()
+    }
+
+    /// Runs `scope` holding the store's sync lease: nothing is recorded when another process keeps it.
     private func perform(_ scope: SyncScope) async throws -> SyncSummary {
+        guard let lease else { return try await performHeld(scope) }
+        do { try await lease.beginSync() } catch { throw CairnError(wrapping: error) }
+        do {
+            let summary = try await performHeld(scope)
+            await lease.endSync()
+            return summary
+        } catch {
+            await lease.endSync()
+            throw error
+        }
+    }
+
+    private func performHeld(_ scope: SyncScope) async throws -> SyncSummary {
         let historyID = try? await store.offPool { try $0.beginHistory(kind: scope.kind) }
         let attempt = await status.begin(at: configuration.wallClock.now())
         await status.emit(.started)

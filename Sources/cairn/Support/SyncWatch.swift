@@ -1,10 +1,10 @@
 import Cairn
 import CairnProtocol
 import Foundation
-import GRDB
 
-/// `cairn sync --watch`: runs the client's scheduler, prints each sync as it ends, tells the scheduler when another
-/// process (`cairn put`, `cairn delete`) changed the store file, and stops cleanly on Ctrl-C or SIGTERM.
+/// `cairn sync --watch`: runs the client's scheduler, prints each sync as it ends, and stops cleanly on Ctrl-C or
+/// SIGTERM. The SDK's scheduler notices what other processes (`cairn put`, `cairn delete`) write to the store file,
+/// and stands by while another process syncs it.
 struct SyncWatch {
     let client: CairnClient
     let store: String
@@ -38,38 +38,27 @@ struct SyncWatch {
                 }
             }
         }
-        let watcher = Task { await Self.watchFile(store, client: client) }
+        // Says when another process sharing the store syncs it, and when this one takes over.
+        let updates = await client.statusUpdates()
+        let standby = Task {
+            var standing: Bool?
+            for await status in updates where status.scheduler.phase != .notRunning {
+                let now = status.scheduler.phase == .otherProcess
+                if now != standing, standing != nil || now {
+                    Self.say(now ? "another process syncs \(store); standing by" : "this process syncs \(store)")
+                }
+                standing = now
+            }
+        }
         let scheduler = Task { await client.run() }
         var iterator = stop.makeAsyncIterator()
         _ = await iterator.next()
         scheduler.cancel()
-        watcher.cancel()
         await scheduler.value
         printer.cancel()
+        standby.cancel()
         let status = await client.status()
         Self.say("stopped; pending \(status.pendingUploads), failed uploads \(status.failedUploads)")
-    }
-
-    /// Notices commits by other processes to the store file (SQLite's `data_version`, read twice a second from a
-    /// connection of its own: a local file read, no network).
-    private static func watchFile(_ path: String, client: CairnClient) async {
-        var configuration = Configuration()
-        configuration.readonly = true
-        guard let database = try? DatabaseQueue(path: path, configuration: configuration) else { return }
-        var last = dataVersion(database)
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(500))
-            let now = dataVersion(database)
-            // The client's own syncs commit too: only a change that left something to upload is another process's.
-            if now != last {
-                last = now
-                if client.hasPendingUpload { client.storeDidChangeExternally() }
-            }
-        }
-    }
-
-    private static func dataVersion(_ database: DatabaseQueue) -> Int? {
-        try? database.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
     }
 
     /// Writes a line at once (`print` buffers its output when it goes into a pipe or a file, until the process ends).

@@ -138,3 +138,26 @@ struct LiveQueryTests {
         #expect(try await iterator.next() == [Note(id: "n-1", title: "first")])
     }
 }
+
+@Suite("Live queries across processes")
+struct LiveQuerySharedStoreTests {
+    @Test("a live query on one client of a store file follows another client's writes to it, and stops looking once cancelled")
+    func followsOtherClients() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let path = Fixture.temporaryStorePath()
+        let app = try await fixture.client("alice", store: .file(path))
+        let widget = try await fixture.client("alice", store: .file(path))
+        let live = app.liveQuery(Query("notes"), as: LiveQueryTests.Note.self, delivery: .immediate)
+        try await LiveQueryTests.eventually { live.isLoaded }
+        try widget.save("notes", id: "n-1", data: ["title": "from the widget"])
+        try await LiveQueryTests.eventually { live.records.count == 1 }
+        #expect(live.records == [LiveQueryTests.Note(id: "n-1", title: "from the widget")])
+
+        live.cancel()
+        let reads = live.readCount
+        try widget.save("notes", id: "n-2", data: ["title": "unseen"])
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(live.readCount == reads)
+    }
+}

@@ -93,6 +93,9 @@ struct SyncAttemptOrderTests {
         for _ in 0..<500 where outage.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
         #expect(outage.waiting == 1)
         clock.advance(by: 2)
+        // Two syncs of one store overlap only when the first holder lost the sync lease while its attempt hung (a
+        // process suspended past the lease's expiry, whose lease another process took over): as here.
+        try await watcher.store.writer.write { db in try db.execute(sql: "DELETE FROM cairn_sync_lease") }
         let other = try await fixture.client("alice", store: .file(path), network: nil) { $0.wallClock = clock }
         try await other.sync()
         clock.advance(by: 1)

@@ -63,6 +63,8 @@ struct StoreRegistryTests {
         try queries.create(name: "q", collection: "tasks", filter: .condition("done", .eq, false))
         let page = try store.scan(Data(#"{"changes":[{"id":"t-2","version":4,"data":{"done":false}}],"cursor":"q1","hasMore":false}"#.utf8), collection: "tasks")
         _ = try store.apply(page, to: .query(name: "q", collection: "tasks", phase: .main(snapshot: false)))
+        let holder = SyncLeaseTable.Holder(id: "1-2", pid: 1, host: "h", standing: false, expiresAt: Date())
+        _ = try store.writer.write { db in try store.syncLease.take(db, holder, now: Date(), isRunning: { _ in false }) }
         let tables = try Self.tables(store)
         for table in tables { #expect(try test.count(table) > 0, "\(table) holds rows before the wipe") }
 

@@ -1,0 +1,26 @@
+import Foundation
+
+extension CairnClient {
+    /// Connects the shared store's watcher and lease to this client (at init): another process's commit wakes a
+    /// standing scheduler's take of the lease and, when changes wait for upload, the push of the scheduler that
+    /// syncs; a lease gained or lost starts or stands down the scheduler, and a loss stops the sync under way.
+    func watchOtherProcesses() {
+        guard let shared else { return }
+        _ = shared.watcher.listen { [weak self] in self?.otherProcessCommitted() }
+        shared.lease.onChange { [weak self] held in self?.syncLeaseChanged(held: held) }
+    }
+
+    private func otherProcessCommitted() {
+        shared?.lease.retryStanding()
+        guard schedulerInput.withLock({ $0 != nil }), hasPendingUpload else { return }
+        storeDidChangeExternally()
+    }
+
+    private func syncLeaseChanged(held: Bool) {
+        _ = schedulerInput.withLock { $0?.yield(held ? .leaseTaken : .leaseHeldElsewhere) }
+        if !held {
+            let engine = self.engine
+            Task { await engine.cancelRunning() }
+        }
+    }
+}
