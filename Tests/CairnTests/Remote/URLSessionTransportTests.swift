@@ -28,7 +28,8 @@ struct URLSessionTransportTests {
         let elapsed = ContinuousClock.now - start
         #expect(error?.code == .networkUnavailable)
         #expect(error?.isRetryable == true)
-        #expect(elapsed >= .milliseconds(350) && elapsed < .seconds(5), "\(elapsed)")
+        // Well under the 30 s request timeout, so the connect timeout is what ended it, even on a loaded machine.
+        #expect(elapsed >= .milliseconds(350) && elapsed < .seconds(20), "\(elapsed)")
     }
 
     @Test("cancelling the caller's task cancels the request at once")
@@ -42,7 +43,8 @@ struct URLSessionTransportTests {
         request.cancel()
         let error = await #expect(throws: CairnError.self) { _ = try await request.value }
         #expect(error?.code == .cancelled)
-        #expect(ContinuousClock.now - start < .seconds(2))
+        // Far sooner than the 60 s connect timeout: the cancellation ended it.
+        #expect(ContinuousClock.now - start < .seconds(20))
     }
 
     @Test("an upload reports its progress as the bytes go, and a slice after an offset sends exactly its bytes")

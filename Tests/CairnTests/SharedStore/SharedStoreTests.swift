@@ -107,7 +107,8 @@ struct SharedStoreTests {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }
         let client = try await fixture.client("alice", store: .file(Fixture.temporaryStorePath())) {
-            $0.sharedStore = SharedStorePolicy(leaseWait: .seconds(5))
+            // A wait far longer than any step here, so "at once" is told from "after waiting" on a loaded machine.
+            $0.sharedStore = SharedStorePolicy(leaseWait: .seconds(30))
         }
         let store = client.store
         func hold(pid: Int32, standing: Bool, for seconds: Double) throws {
@@ -122,7 +123,7 @@ struct SharedStoreTests {
         let started = ContinuousClock.now
         let refused = await #expect(throws: CairnError.self) { try await client.sync() }
         #expect(refused?.code == .syncInAnotherProcess)
-        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(ContinuousClock.now - started < .seconds(15))
 
         // A one-off sync of a running process: waited for until it lapses (here after a second).
         try hold(pid: getpid(), standing: false, for: 1)
@@ -130,13 +131,12 @@ struct SharedStoreTests {
         let waited = ContinuousClock.now - started
         #expect(waited >= .seconds(1))
 
-        // The holder's process is gone (killed): taken over at once, although the lease has not lapsed.
+        // The holder's process is gone (killed): taken over at once, although the lease has not lapsed (a standing
+        // holder that still ran would refuse the sync, as above).
         let gone = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "exit 0"], environment: [:])
         await gone.exit()
         try hold(pid: gone.pid, standing: true, for: 60)
-        let before = ContinuousClock.now
         try await client.sync()
-        #expect(ContinuousClock.now - before < .seconds(3))
         // Given back after the sync: nobody holds it.
         #expect(try await store.writer.read { db in try store.syncLease.holder(db) } == nil)
     }
