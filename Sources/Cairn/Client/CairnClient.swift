@@ -47,7 +47,8 @@ public final class CairnClient: Sendable {
         self.fileCache = FileCache(
             store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter, work: background)
         self.fileUploader = FileUploader(
-            store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter, cache: fileCache, work: background)
+            store: store, api: api, folder: fileFolder, configuration: configuration, status: statusCenter, cache: fileCache, work: background,
+            lease: shared?.lease)
         engine.owner.set(self)
         watchOtherProcesses()
     }

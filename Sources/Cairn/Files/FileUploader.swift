@@ -8,6 +8,9 @@ import Synchronization
 /// backoff; one the server refuses (or that keeps failing) moves to the failed list and never blocks anything.
 /// Every upload, and every wake after a backoff, runs in the client's ``BackgroundWork``, so closing the client
 /// ends them.
+///
+/// On a store file shared by processes, an upload runs under the store's sync lease like a sync: uploads queued by
+/// any process are in one table, so the process that syncs sends them all, and no file is sent by two processes.
 actor FileUploader {
     let store: LocalStore
     let api: RemoteAPI
@@ -16,6 +19,10 @@ actor FileUploader {
     let status: StatusCenter
     let cache: FileCache
     let work: BackgroundWork
+    /// The store's sync lease, when the store is a file other processes may share.
+    let lease: SyncLease?
+    /// Until when another process's scheduler keeps the lease (and sends this process's uploads): nothing starts here.
+    private var otherProcessSyncsUntil: ContinuousClock.Instant?
     /// The local ids of the uploads under way.
     private var running: Set<String> = []
     /// Callers of ``drain()`` waiting for an upload to end.
@@ -32,8 +39,9 @@ actor FileUploader {
 
     init(
         store: LocalStore, api: RemoteAPI, folder: FileFolder, configuration: CairnConfiguration, status: StatusCenter, cache: FileCache,
-        work: BackgroundWork
+        work: BackgroundWork, lease: SyncLease? = nil
     ) {
+        self.lease = lease
         self.store = store
         self.api = api
         self.folder = folder
@@ -46,6 +54,7 @@ actor FileUploader {
     /// Starts the jobs whose turn has come, up to the concurrency limit.
     func kick() {
         guard !stopped, !(metered.withLock { $0 } && configuration.filesOnlyOnUnmeteredNetworks) else { return }
+        if let until = otherProcessSyncsUntil, ContinuousClock.now < until { return }
         let limit = max(1, configuration.fileUploadConcurrency)
         guard running.count < limit, let ready = try? store.readyFileUploads(now: configuration.wallClock.now()) else { return }
         for job in ready where !running.contains(job.localID) && running.count < limit {
@@ -87,7 +96,33 @@ actor FileUploader {
         wakes += 1
     }
 
+    /// This store took the sync lease: uploads start here again, those of other processes too.
+    func leaseTaken() {
+        otherProcessSyncsUntil = nil
+        kick()
+    }
+
     private func run(_ job: FileUploadJob) async {
+        if let lease {
+            do {
+                try await lease.beginSync()
+            } catch {
+                // Another process syncs this store and sends the queued files, this one too: look again when its
+                // lease would lapse.
+                let wait = configuration.sharedStore.leaseDuration
+                otherProcessSyncsUntil = ContinuousClock.now + wait
+                scheduleWake(after: wait)
+                await ended(job)
+                return
+            }
+        }
+        await attempt(job)
+        await lease?.endSync()
+        await ended(job)
+    }
+
+    /// One try of a job; a failure is noted on it (retried later, or moved to the failed list).
+    private func attempt(_ job: FileUploadJob) async {
         do {
             try await upload(job)
         } catch {
@@ -105,6 +140,10 @@ actor FileUploader {
                 }
             }
         }
+    }
+
+    /// A job is no longer under way here: waiters hear it, the counts are refreshed, and the next job may start.
+    private func ended(_ job: FileUploadJob) async {
         running.remove(job.localID)
         for waiter in waitingForAnEnd { waiter.resume() }
         waitingForAnEnd.removeAll()

@@ -102,6 +102,28 @@ struct SharedStoreTests {
         #expect(history.allSatisfy { $0.error == nil || $0.error?.hasPrefix("cancelled:") == true }, "\(history)")
     }
 
+    @Test("a file queued by a process that stands by is sent once, by the process that syncs")
+    func filesGoThroughTheSyncingProcess() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let path = Fixture.temporaryStorePath()
+        let app = try await fixture.client("alice", store: .file(path), network: nil)
+        // The widget has no network: only the app can have sent the file.
+        let widgetNetwork = SwitchableTransport()
+        let widget = try await fixture.client("alice", store: .file(path), network: widgetNetwork)
+        widgetNetwork.isOnline = false
+        let appRun = Task { await app.run() }
+        defer { appRun.cancel() }
+        #expect(try await Self.eventually { await app.status().scheduler.phase == .idle })
+
+        let localID = try widget.files.upload(from: try TestFiles.make(200_000), tags: ["from-widget"])
+        #expect(try await Self.eventually { try widget.files.upload(localID)?.state == .completed })
+        // Two processes sending it would have made two files: the server's create step is not idempotent.
+        let sent = try await app.files.search(FileSearch(tags: ["from-widget"]))
+        #expect(sent.count == 1)
+        #expect(sent.first?.size == 200_000)
+    }
+
     @Test("a sync waits while another holder syncs, is refused at once by a standing holder, and takes over a lapsed lease or one whose process is gone")
     func leaseRules() async throws {
         let fixture = try await Fixture.start()
