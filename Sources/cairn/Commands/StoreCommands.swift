@@ -130,6 +130,9 @@ struct QueryCommand: AsyncParsableCommand {
             server's `where`), --search finds words in the collection's full-text fields (best first), --sort
             FIELD, or --sort=-FIELD for descending (repeatable), --limit and --offset; --count prints only the number.
               cairn query --store field.sqlite --collection notes --where '{"field":"done","op":"eq","value":false}' --sort=-due
+
+            With --server, the same query runs on the server's current records instead (online; nothing is stored).
+              cairn query --store field.sqlite --collection notes --where '{"field":"done","op":"eq","value":false}' --server
             """)
 
     @OptionGroup var options: StoreOptions
@@ -141,16 +144,18 @@ struct QueryCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The most records to print.") var limit: Int?
     @Option(name: .long, help: "Records to skip first.") var offset: Int?
     @Flag(name: .long, help: "Print only how many records match.") var count = false
+    @Flag(name: .long, help: "Run the query on the server's current records (online), not the local store (with --collection).")
+    var server = false
 
     func validate() throws {
         guard (sql == nil) != (collection == nil) else { throw ValidationError("give either SQL or --collection") }
-        if collection == nil, filter != nil || search != nil || !sort.isEmpty || limit != nil || offset != nil || count {
-            throw ValidationError("--where, --search, --sort, --limit, --offset and --count go with --collection")
+        if collection == nil, filter != nil || search != nil || !sort.isEmpty || limit != nil || offset != nil || count || server {
+            throw ValidationError("--where, --search, --sort, --limit, --offset, --count and --server go with --collection")
         }
     }
 
     func run() async throws {
-        let client = try await options.open(connect: false)
+        let client = try await options.open(connect: server)
         if let sql {
             let output = client.queryJSON(sql)
             print(output)
@@ -162,11 +167,13 @@ struct QueryCommand: AsyncParsableCommand {
             if let filter { query = query.filter(try CairnJSON.decode(Filter.self, from: Array(filter.utf8))) }
             if let search { query = query.matching(search) }
             for key in sort { query = key.hasPrefix("-") ? query.sorted(by: String(key.dropFirst()), ascending: false) : query.sorted(by: key) }
+            let found = server ? try await client.fetchFromServer(query) : nil
             if count {
-                print(JSONValue.object(["status": "ok", "result": ["count": .integer(Int64(try client.count(query)))]]).jsonText())
+                let number = try found?.count ?? client.count(query)
+                print(JSONValue.object(["status": "ok", "result": ["count": .integer(Int64(number))]]).jsonText())
                 return
             }
-            let records = try client.records(query).map { record -> JSONValue in
+            let records = try (found ?? client.records(query)).map { record -> JSONValue in
                 ["id": .string(record.id), "version": .integer(record.version), "pending": .bool(record.hasPendingChanges), "data": .object(record.data)]
             }
             print(JSONValue.object(["status": "ok", "result": ["records": .array(records)]]).jsonText())
