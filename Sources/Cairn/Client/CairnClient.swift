@@ -132,6 +132,26 @@ public final class CairnClient: Sendable {
         return try await pull(collections)
     }
 
+    /// Stops the running upload for every caller that joined it, before its next batch: the batches already sent
+    /// are answered and recorded, the rest stays queued, and the run ends with `cancelled`. Cancelling one caller's
+    /// task only detaches that caller; this stops the upload itself.
+    ///
+    /// ```swift
+    /// let syncing = Task { try await client.sync() }
+    /// await client.cancelUpload()   // syncing ends with `cancelled`; nothing queued is lost
+    /// ```
+    ///
+    /// - Returns: false when no sync was running.
+    @discardableResult
+    public func cancelUpload() async -> Bool { await engine.cancel(.upload) }
+
+    /// Stops the running download for every caller that joined it, before its next page: every page applied so far
+    /// stays (with its cursor, so the next pull goes on from there), and the run ends with `cancelled`.
+    ///
+    /// - Returns: false when no sync was running.
+    @discardableResult
+    public func cancelDownload() async -> Bool { await engine.cancel(.download) }
+
     /// Status updates, starting with the current status.
     public func statusUpdates() async -> AsyncStream<SyncStatus> {
         await refreshCounts()

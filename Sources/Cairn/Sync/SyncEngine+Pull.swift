@@ -56,6 +56,8 @@ extension SyncEngine {
         defer { prefetched?.page.cancel() }
         while true {
             try Task.checkCancellation()
+            // cancelDownload(): stop before the next page; every page applied so far stays, with its cursor.
+            try stopIfCancelled(.download)
             guard let request = try await store.offPool({ try source.nextRequest($0) }) else { return false }
             let fetch: Task<PulledPage, any Error>
             if let ahead = prefetched, ahead.request == request {

@@ -55,7 +55,8 @@ extension SyncEngine {
     /// Takes up to `count` batches from the queue, newer than the operations `taken` (sent or being sent), in one
     /// turn on the store's queue.
     private func takeBatches(_ count: Int, size: Int, after taken: [PendingOperation]) async throws -> [[PendingOperation]] {
-        guard count > 0 else { return [] }
+        // After cancelUpload() no batch is taken: those in flight are answered and recorded, then the push ends.
+        guard count > 0, !isCancelled(.upload) else { return [] }
         let newest = taken.map(\.sequence).max() ?? 0
         return try await store.offPool { store in
             var batches: [[PendingOperation]] = []

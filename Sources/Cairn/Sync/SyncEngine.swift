@@ -11,6 +11,12 @@ struct SyncScope: Sendable, Hashable {
     var kind: SyncKind { push && pull ? .sync : push ? .push : .pull }
 }
 
+/// The two halves of a sync, which ``SyncEngine/cancel(_:)`` stops one at a time.
+enum SyncHalf: Sendable, Hashable {
+    case upload
+    case download
+}
+
 /// Runs uploads and downloads, one at a time: a second request while one runs joins it.
 actor SyncEngine {
     let store: LocalStore
@@ -20,6 +26,8 @@ actor SyncEngine {
     /// What the engine tells the app's logger.
     let log: SyncLog
     private var running: (id: UUID, scope: SyncScope, task: Task<SyncSummary, any Error>)?
+    /// The halves of the run in progress that ``cancel(_:)`` stopped; cleared when a run starts.
+    private var cancelledHalves: Set<SyncHalf> = []
     /// The client that owns this engine, for automatic sync tasks (weak: the client owns the engine).
     let owner = WeakClient()
     /// The store file's sync lease, taken by every run (nil in memory): one process syncs at a time.
@@ -45,6 +53,7 @@ actor SyncEngine {
             if current.scope == scope || current.scope == SyncScope(push: true, pull: true, collections: nil) { return summary }
         }
         let id = UUID()
+        cancelledHalves = []
         let task = Task { try await self.perform(scope) }
         running = (id, scope, task)
         defer { if running?.id == id { running = nil } }
@@ -53,6 +62,22 @@ actor SyncEngine {
         } onCancel: {
             task.cancel()
         }
+    }
+
+    /// Stops one half of the run in progress for everyone waiting on it, at the next batch or page: what was
+    /// committed stays. Returns false when no run is in progress.
+    func cancel(_ half: SyncHalf) -> Bool {
+        guard running != nil else { return false }
+        cancelledHalves.insert(half)
+        return true
+    }
+
+    func isCancelled(_ half: SyncHalf) -> Bool { cancelledHalves.contains(half) }
+
+    /// Throws `cancelled` when ``cancel(_:)`` stopped `half` of this run.
+    func stopIfCancelled(_ half: SyncHalf) throws {
+        guard cancelledHalves.contains(half) else { return }
+        throw CairnError(.cancelled, half == .upload ? "The upload was cancelled (cancelUpload)" : "The download was cancelled (cancelDownload)")
     }
 
     /// Waits for the run in progress, if any (sign-out).
@@ -94,6 +119,7 @@ actor SyncEngine {
             if scope.push {
                 await status.update { $0.phase = .pushing }
                 try await push(into: &summary)
+                try stopIfCancelled(.upload)
                 await status.update { $0.lastUpload = configuration.wallClock.now() }
             }
             if scope.pull {

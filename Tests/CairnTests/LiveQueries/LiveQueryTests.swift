@@ -12,7 +12,8 @@ struct LiveQueryTests {
 
     /// Waits until `condition` holds, checking every 10 ms for at most 5 seconds.
     static func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     /// Counts the changes Observation reports for `read`, re-arming after each one as SwiftUI does.
