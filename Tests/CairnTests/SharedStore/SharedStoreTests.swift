@@ -9,8 +9,8 @@ import Testing
 /// without reopening, and only one syncs at a time (the store's sync lease).
 @Suite("Shared store: several clients on one file")
 struct SharedStoreTests {
-    /// Waits until `condition` holds, up to `limit` of real time.
-    static func eventually(_ limit: Duration = .seconds(15), _ condition: () async throws -> Bool) async throws -> Bool {
+    /// Waits until `condition` holds, up to `limit` of real time (generous: a loaded machine may take long to sync).
+    static func eventually(_ limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if try await condition() { return true }
