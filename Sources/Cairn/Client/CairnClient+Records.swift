@@ -130,16 +130,44 @@ extension CairnClient {
 
     // MARK: Queue
 
-    /// The changes waiting for upload, oldest first.
-    public func pendingOperations() throws -> [PendingOperation] {
+    /// The changes waiting for upload that `filter` selects: all of them, oldest first, by default.
+    ///
+    /// ```swift
+    /// let mine = try client.pendingOperations(OperationFilter(collection: "notes", ids: ["n-1"], newestFirst: true))
+    /// ```
+    public func pendingOperations(_ filter: OperationFilter = .all) throws -> [PendingOperation] {
         try checkOpen()
-        return try store.pendingOperations()
+        return try store.pendingOperations(filter)
     }
 
-    /// The uploads the server rejected, oldest first.
-    public func failedOperations() throws -> [FailedOperation] {
+    /// The uploads the server rejected that `filter` selects: all of them, oldest first, by default.
+    public func failedOperations(_ filter: OperationFilter = .all) throws -> [FailedOperation] {
         try checkOpen()
-        return try store.failedOperations()
+        return try store.failedOperations(filter)
+    }
+
+    /// Cancels every queued operation `filter` selects, in one transaction; their records show what remains (SAP's
+    /// `cancelPendingRequests`). Returns how many were cancelled.
+    @discardableResult
+    public func cancelPending(_ filter: OperationFilter) throws -> Int {
+        try checkOpen()
+        return try store.cancelPending(filter)
+    }
+
+    /// Queues again, unchanged and in the order they were made, every failed operation `filter` selects, in one
+    /// transaction. Returns how many were queued.
+    @discardableResult
+    public func retryFailed(_ filter: OperationFilter) throws -> Int {
+        try checkOpen()
+        return try store.retryFailed(filter)
+    }
+
+    /// Deletes every failed operation `filter` selects, in one transaction; their records show the server's state
+    /// again. Returns how many were deleted.
+    @discardableResult
+    public func discardFailed(_ filter: OperationFilter) throws -> Int {
+        try checkOpen()
+        return try store.discardFailed(filter)
     }
 
     /// Queues a failed operation again (with `data` replacing its payload when given).

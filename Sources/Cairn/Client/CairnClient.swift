@@ -173,6 +173,17 @@ public final class CairnClient: Sendable {
         return try store.history(limit: limit)
     }
 
+    /// The sync runs the history keeps that `filter` selects (kinds, a time range, failures only), newest first
+    /// (SAP's `eventHistory(matching:)`).
+    ///
+    /// ```swift
+    /// let failedPushes = try client.history(matching: HistoryFilter(kinds: [.push, .sync], failedOnly: true))
+    /// ```
+    public func history(matching filter: HistoryFilter, limit: Int = 50) throws -> [SyncHistoryEntry] {
+        try checkOpen()
+        return try store.history(matching: filter, limit: limit)
+    }
+
     /// True when local changes wait for upload (also after a crash or restart).
     public var hasPendingUpload: Bool { ((try? store.counts().pending) ?? 0) > 0 }
 

@@ -22,6 +22,11 @@ extension LocalStore {
         try writer.read { db in try events.entries(db, limit: limit) }
     }
 
+    /// The runs the history keeps that `filter` selects, newest first.
+    func history(matching filter: HistoryFilter, limit: Int) throws -> [SyncHistoryEntry] {
+        try writer.read { db in Array(try events.entries(db, limit: Int.max).filter(filter.matches).prefix(max(0, limit))) }
+    }
+
     /// How many changes wait for upload, and how many uploads failed.
     func counts() throws -> (pending: Int, failed: Int) {
         try writer.read { db in (try queue.count(db), try failed.count(db)) }

@@ -3,14 +3,22 @@ import Foundation
 import GRDB
 
 extension LocalStore {
-    /// The changes waiting for upload, oldest first.
-    func pendingOperations() throws -> [PendingOperation] {
-        try writer.read { db in try queue.all(db) }
+    /// The changes waiting for upload that `filter` selects (oldest first by default).
+    func pendingOperations(_ filter: OperationFilter = .all) throws -> [PendingOperation] {
+        try writer.read { db in try pending(db, filter) }
     }
 
-    /// The uploads the server rejected, oldest first.
-    func failedOperations() throws -> [FailedOperation] {
-        try writer.read { db in try failed.all(db) }
+    /// The uploads the server rejected that `filter` selects (oldest first by default).
+    func failedOperations(_ filter: OperationFilter = .all) throws -> [FailedOperation] {
+        try writer.read { db in try failures(db, filter) }
+    }
+
+    private func pending(_ db: Database, _ filter: OperationFilter) throws -> [PendingOperation] {
+        filter.apply(to: try queue.all(db), collection: \.collection, id: \.recordID)
+    }
+
+    private func failures(_ db: Database, _ filter: OperationFilter) throws -> [FailedOperation] {
+        filter.apply(to: try failed.all(db), collection: \.collection, id: \.recordID)
     }
 
     /// Drops every local change of these records (queued and failed) and shows the last server state again.
@@ -32,11 +40,25 @@ extension LocalStore {
             guard let operation = try queue.operation(db, opId: opId) else {
                 throw CairnError(.notFound, "no queued operation has opId \(opId)")
             }
-            try queue.remove(db, sequence: operation.sequence)
-            let base = operation.waitsFor == nil ? try shadows.baseVersion(db, collection: operation.collection, id: operation.recordID) ?? nil : nil
-            try queue.release(db, [QueueTable.Release(opId: opId, baseVersion: base, next: operation.waitsFor)])
-            try rebuildVisible(db, table: try table(operation.collection), id: operation.recordID)
+            try cancel(db, operation)
         }
+    }
+
+    /// Cancels every queued operation `filter` selects, newest first so that each change that waited for another
+    /// is released before the one it waited for goes, in one transaction. Returns how many were cancelled.
+    func cancelPending(_ filter: OperationFilter) throws -> Int {
+        try writer.write { db in
+            let operations = try pending(db, filter).sorted { $0.sequence > $1.sequence }
+            for operation in operations { try cancel(db, operation) }
+            return operations.count
+        }
+    }
+
+    private func cancel(_ db: Database, _ operation: PendingOperation) throws {
+        try queue.remove(db, sequence: operation.sequence)
+        let base = operation.waitsFor == nil ? try shadows.baseVersion(db, collection: operation.collection, id: operation.recordID) ?? nil : nil
+        try queue.release(db, [QueueTable.Release(opId: operation.opId, baseVersion: base, next: operation.waitsFor)])
+        try rebuildVisible(db, table: try table(operation.collection), id: operation.recordID)
     }
 
     /// Queues a failed operation again under a new opId (after the record's queued changes), with `data` replacing
@@ -47,17 +69,32 @@ extension LocalStore {
             guard let operation = try failed.operation(db, id: id) else {
                 throw CairnError(.notFound, "no failed operation has id \(id)")
             }
-            let table = try table(operation.collection)
-            let payload = data ?? operation.data
-            if let payload, operation.kind != .patch {
-                do throws(ErrorBody) { try table.schema.validate(data: payload) } catch { throw CairnError(error.code, error.message) }
-            }
-            try failed.remove(db, id: id)
-            let base = try shadows.baseVersion(db, collection: operation.collection, id: operation.recordID) ?? nil
-            try queue.enqueue(db, collection: operation.collection, id: operation.recordID, QueueCombiner.Change(operation.kind, payload),
-                              base: base, combining: false, at: date)
-            try rebuildVisible(db, table: table, id: operation.recordID)
+            try retry(db, operation, data: data, at: date)
         }
+    }
+
+    /// Queues again every failed operation `filter` selects, unchanged, in the order they were made, in one
+    /// transaction. Returns how many were queued.
+    func retryFailed(_ filter: OperationFilter) throws -> Int {
+        let date = now
+        return try writer.write { db in
+            let operations = try failures(db, filter).sorted { $0.id < $1.id }
+            for operation in operations { try retry(db, operation, data: nil, at: date) }
+            return operations.count
+        }
+    }
+
+    private func retry(_ db: Database, _ operation: FailedOperation, data: [String: JSONValue]?, at date: Date) throws {
+        let table = try table(operation.collection)
+        let payload = data ?? operation.data
+        if let payload, operation.kind != .patch {
+            do throws(ErrorBody) { try table.schema.validate(data: payload) } catch { throw CairnError(error.code, error.message) }
+        }
+        try failed.remove(db, id: operation.id)
+        let base = try shadows.baseVersion(db, collection: operation.collection, id: operation.recordID) ?? nil
+        try queue.enqueue(db, collection: operation.collection, id: operation.recordID, QueueCombiner.Change(operation.kind, payload),
+                          base: base, combining: false, at: date)
+        try rebuildVisible(db, table: table, id: operation.recordID)
     }
 
     /// Deletes a failed operation and recomputes its record without it.
@@ -66,8 +103,21 @@ extension LocalStore {
             guard let operation = try failed.operation(db, id: id) else {
                 throw CairnError(.notFound, "no failed operation has id \(id)")
             }
-            try failed.remove(db, id: id)
-            try rebuildVisible(db, table: try table(operation.collection), id: operation.recordID)
+            try discard(db, operation)
         }
+    }
+
+    /// Deletes every failed operation `filter` selects, in one transaction. Returns how many were deleted.
+    func discardFailed(_ filter: OperationFilter) throws -> Int {
+        try writer.write { db in
+            let operations = try failures(db, filter)
+            for operation in operations { try discard(db, operation) }
+            return operations.count
+        }
+    }
+
+    private func discard(_ db: Database, _ operation: FailedOperation) throws {
+        try failed.remove(db, id: operation.id)
+        try rebuildVisible(db, table: try table(operation.collection), id: operation.recordID)
     }
 }
