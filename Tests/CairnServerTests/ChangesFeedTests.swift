@@ -45,6 +45,24 @@ struct ChangesFeedTests {
         #expect(delta.changes[1].updatedBy == "bob")
     }
 
+    @Test("a snapshot's first page says how many records it holds (with the where filter), later pages and deltas do not")
+    func snapshotTotal() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        _ = try await fixture.push("alice", (1...25).map { create("n\($0)", ["count": .integer(Int64($0))]) })
+        _ = try await fixture.push("alice", [SyncOperation(opId: newOpID(), collection: "notes", id: "n3", op: .delete)])
+        let first = try await fixture.pull("alice", "notes", limit: 10).decode(ChangesPage.self)
+        #expect(first.total == 24)
+        let second = try await fixture.pull("alice", "notes", since: first.cursor, limit: 10).decode(ChangesPage.self)
+        #expect(second.total == nil)
+        let filtered = try await fixture.pull("alice", "notes", limit: 5, filter: .condition("count", .gt, 20)).decode(ChangesPage.self)
+        #expect(filtered.total == 5)
+        let whole = try await fixture.pull("alice", "notes", limit: 100).decode(ChangesPage.self)
+        #expect(whole.total == 24 && !whole.hasMore)
+        let delta = try await fixture.pull("alice", "notes", since: whole.cursor).decode(ChangesPage.self)
+        #expect(delta.total == nil)
+    }
+
     @Test("a snapshot stays exact while writers change records under it")
     func snapshotUnderWrites() async throws {
         let fixture = try await Fixture.start()

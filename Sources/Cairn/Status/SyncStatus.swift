@@ -49,6 +49,11 @@ public struct SyncStatus: Sendable, Hashable {
     public var pendingFiles: Int = 0
     /// File uploads that stopped, kept for the app: ``CairnFiles/failedUploads()``.
     public var failedFiles: Int = 0
+    /// The running upload's progress and time left (nil when no push runs).
+    public var upload: TransferEstimate?
+    /// The running download's progress and time left, for the collection or download query being pulled (nil when
+    /// no pull runs).
+    public var download: TransferEstimate?
     /// File transfers under way, by file: the local id of an upload, the server id of a download.
     public var fileTransfers: [String: FileTransfer] = [:]
 

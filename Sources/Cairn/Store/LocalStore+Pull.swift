@@ -15,6 +15,8 @@ struct PulledPage: Sendable {
     var cursor: String
     var hasMore: Bool
     var bytes: Int
+    /// How many records the snapshot holds, on a snapshot's first page (for the time-left estimate).
+    var total: Int? = nil
 }
 
 /// The cursor a pulled page moves, and with it what its source keeps besides the collection's rows. Every source of
@@ -63,7 +65,7 @@ extension LocalStore {
         guard let cursor = page.cursor, let hasMore = page.hasMore else {
             throw CairnError.badResponse("a changes page needs changes, cursor and hasMore")
         }
-        return PulledPage(changes: page.changes, cursor: cursor, hasMore: hasMore, bytes: body.count)
+        return PulledPage(changes: page.changes, cursor: cursor, hasMore: hasMore, bytes: body.count, total: page.total)
     }
 
     /// Applies a scanned page and moves its cursor in one transaction: the one path of every source of pages. Each

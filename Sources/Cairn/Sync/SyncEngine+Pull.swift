@@ -52,6 +52,7 @@ extension SyncEngine {
     @discardableResult
     func pull(from source: some PageSource, pageSize: Int, into summary: inout SyncSummary) async throws -> Bool {
         var expiredOnce = false
+        await beginDownloadProgress()
         var prefetched: (request: PageRequest, page: Task<PulledPage, any Error>)?
         defer { prefetched?.page.cancel() }
         while true {
@@ -93,6 +94,7 @@ extension SyncEngine {
                 return applied
             }
             summary.pulled += applied.changes
+            await noteDownloadProgress(applied.changes, total: page.total)
             log.pagePulled(collection: request.cursor.collection, changes: applied.changes)
             await status.update { status in source.count(in: &status) { $0.appliedRecords += applied.changes } }
             if source.isLast(page, of: request) { return true }

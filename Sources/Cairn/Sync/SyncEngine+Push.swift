@@ -22,6 +22,7 @@ extension SyncEngine {
                 inFlight.append((next, Task { try await self.upload(next) }))
             }
             let conflicts = try await store.offPool { try $0.recordAnswers(results, for: batch) }
+            await noteUploadProgress(batch.count)
             summary.pushed += results.filter { $0.status == .applied }.count
             summary.failed += results.filter { $0.status == .rejected }.count
             for (operation, result) in zip(batch, results) where result.status == .rejected {

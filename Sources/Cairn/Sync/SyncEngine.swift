@@ -28,6 +28,10 @@ actor SyncEngine {
     private var running: (id: UUID, scope: SyncScope, task: Task<SyncSummary, any Error>)?
     /// The halves of the run in progress that ``cancel(_:)`` stopped; cleared when a run starts.
     private var cancelledHalves: Set<SyncHalf> = []
+    /// The running push's progress (``beginUploadProgress()``).
+    var uploadMeter: TransferMeter?
+    /// The running pull's progress, per collection or download query (``beginDownloadProgress()``).
+    var downloadMeter: TransferMeter?
     /// The client that owns this engine, for automatic sync tasks (weak: the client owns the engine).
     let owner = WeakClient()
     /// The store file's sync lease, taken by every run (nil in memory): one process syncs at a time.
@@ -118,6 +122,7 @@ actor SyncEngine {
             try await refreshSchema()
             if scope.push {
                 await status.update { $0.phase = .pushing }
+                await beginUploadProgress()
                 try await push(into: &summary)
                 try stopIfCancelled(.upload)
                 await status.update { $0.lastUpload = configuration.wallClock.now() }
@@ -135,6 +140,7 @@ actor SyncEngine {
                 store.checkpoint()
                 return try store.counts()
             }
+            await endProgress()
             await status.end(attempt, at: configuration.wallClock.now(), error: nil, Self.apply(counts))
             await status.emit(.completed(summary))
             log.syncCompleted(scope.kind, summary, after: ContinuousClock.now - started)
@@ -146,6 +152,7 @@ actor SyncEngine {
                 try? store.endHistory(historyID ?? 0, summary: summary, error: "\(cairnError.code): \(cairnError.message)")
                 return try store.counts()
             }
+            await endProgress()
             await status.end(attempt, at: configuration.wallClock.now(), error: body, Self.apply(counts))
             await status.emit(.failed(body))
             log.syncFailed(scope.kind, cairnError, after: ContinuousClock.now - started)

@@ -66,12 +66,15 @@ public struct ChangesPage: Codable, Sendable {
     public var hasMore: Bool
     /// The schema version the server held when it answered.
     public var schemaVersion: String
+    /// On a snapshot's first page only: how many records the snapshot holds.
+    public var total: Int?
 
     /// Creates a page as the server answers a pull.
-    public init(changes: [Change], cursor: String, hasMore: Bool, schemaVersion: String) {
+    public init(changes: [Change], cursor: String, hasMore: Bool, schemaVersion: String, total: Int? = nil) {
         self.changes = changes
         self.cursor = cursor
         self.hasMore = hasMore
         self.schemaVersion = schemaVersion
+        self.total = total
     }
 }

@@ -83,6 +83,9 @@ public protocol ServerStorage: Service, FileCatalog {
     /// project's head version, in one snapshot.
     func liveVersions(project: String, collection: CollectionSchema, filter: Filter?) async throws -> (head: Int64, pairs: [(String, Int64)])
 
+    /// How many live records of `collection` match `filter` (all when `nil`): the size of a snapshot, for progress.
+    func liveCount(project: String, collection: CollectionSchema, filter: Filter?) async throws -> Int
+
     /// Whether a live record of `collection` matches `filter`.
     func containsLiveRecord(project: String, collection: CollectionSchema, matching filter: Filter) async throws -> Bool
 

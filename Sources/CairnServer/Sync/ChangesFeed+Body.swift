@@ -2,11 +2,12 @@ import CairnProtocol
 import NIOCore
 
 extension ChangesFeed {
-    /// The page's JSON: `{"changes":[...],"cursor":...,"hasMore":...,"schemaVersion":...}`, each change written by
+    /// The page's JSON: `{"changes":[...],"cursor":...,"hasMore":...,"schemaVersion":...}` (with `"total"` on a
+    /// snapshot's first page), each change written by
     /// the shape's writer (``Change/write(id:version:updatedAt:updatedBy:deleted:dataText:gone:into:)``) around the
     /// record's stored data text (never decoded): a live record, a tombstone, or `gone` when it no longer matches the
     /// filter.
-    static func body(_ rows: FeedRows, cursor: FeedCursor, schemaVersion: String) -> ByteBuffer {
+    static func body(_ rows: FeedRows, cursor: FeedCursor, schemaVersion: String, total: Int? = nil) -> ByteBuffer {
         var size = 96 + schemaVersion.utf8.count
         for row in rows.rows { size += row.dataText.utf8.count + row.id.utf8.count + 120 }
         var buffer = ByteBuffer()
@@ -24,6 +25,10 @@ extension ChangesFeed {
         buffer.writeJSONString(cursor.token)
         buffer.writeStaticString(rows.hasMore ? ",\"hasMore\":true,\"schemaVersion\":" : ",\"hasMore\":false,\"schemaVersion\":")
         buffer.writeJSONString(schemaVersion)
+        if let total {
+            buffer.writeStaticString(",\"total\":")
+            buffer.writeString(String(total))
+        }
         buffer.writeStaticString("}")
         return buffer
     }

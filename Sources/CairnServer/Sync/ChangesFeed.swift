@@ -72,11 +72,16 @@ struct ChangesFeed: Sendable {
             throw Self.expired("this cursor is older than the retention horizon of the states data rules judge it by")
         }
         let cursor = FeedCursor.after(start, rows: rows).signed(with: key, for: reader)
+        // A snapshot's first page says how many records the snapshot holds, so clients can estimate the time left.
+        let total = request.cursor == nil && rows.hasMore
+            ? try await storage.liveCount(project: project, collection: collection, filter: selection.filter) : nil
         // Noted once a pull reaches the end of the feed: a write per page would compete with batches.
         if !rows.hasMore, let clientID {
             try await storage.notePull(clientID: clientID, project: project, version: cursor.since, now: now)
         }
-        return Page(body: Self.body(rows, cursor: cursor, schemaVersion: schemaVersion), cursor: cursor, hasMore: rows.hasMore, records: rows.rows.count)
+        return Page(
+            body: Self.body(rows, cursor: cursor, schemaVersion: schemaVersion, total: total ?? (request.cursor == nil ? rows.rows.count : nil)),
+            cursor: cursor, hasMore: rows.hasMore, records: rows.rows.count)
     }
 
     /// What a page from `start` lists. Without rules, every change after the cursor (as `gone` when it left the

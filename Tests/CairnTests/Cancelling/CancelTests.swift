@@ -100,3 +100,46 @@ struct CancelTests {
         #expect(try alice.pendingOperations().isEmpty)
     }
 }
+
+@Suite("Progress with the time left")
+struct TransferEstimateTests {
+    @Test("a pull's status shows records applied of the snapshot's total and a time left; a push's, operations of the queue")
+    func estimates() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        let alice = try await fixture.client("alice", network: SwitchableTransport(inner: SlowSyncTransport())) { $0.batchSize = 20 }
+        for index in 0..<100 { try alice.create("notes", id: String(format: "n-%03d", index), data: ["title": "x"]) }
+        let uploads = Task {
+            var seen: [TransferEstimate] = []
+            for await status in await alice.statusUpdates() {
+                if let upload = status.upload { seen.append(upload) }
+                if status.phase == .idle, !seen.isEmpty { break }
+            }
+            return seen
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        try await alice.push()
+        let pushed = await uploads.value
+        #expect(pushed.allSatisfy { $0.total == 100 })
+        #expect(pushed.last?.done == 100)
+        #expect(pushed.contains { $0.done > 0 && $0.done < 100 && $0.timeLeft != nil })
+        #expect(await alice.status().upload == nil, "no estimate once the run ended")
+
+        let bob = try await fixture.client("bob", network: SwitchableTransport(inner: SlowSyncTransport())) { $0.pageSize = 10 }
+        let downloads = Task {
+            var seen: [TransferEstimate] = []
+            for await status in await bob.statusUpdates() {
+                if let download = status.download { seen.append(download) }
+                if seen.last?.done == 100 { break }
+            }
+            return seen
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        try await bob.pull(["notes"])
+        let pulled = await downloads.value
+        let known = pulled.filter { $0.total != nil }
+        #expect(known.allSatisfy { $0.total == 100 })
+        #expect(known.contains { $0.done > 0 && $0.done < 100 && $0.timeLeft != nil && $0.fraction! < 1 })
+        #expect(pulled.last?.remaining == 0)
+    }
+}

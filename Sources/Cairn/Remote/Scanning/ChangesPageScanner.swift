@@ -24,6 +24,8 @@ struct ScannedPage: Sendable {
     var changes: [ScannedChange] = []
     var cursor: String?
     var hasMore: Bool?
+    /// How many records the snapshot holds, on a snapshot's first page.
+    var total: Int?
 
     /// Scans `bytes` for a collection with these fields; throws ``JSONParseError`` for malformed text or shapes.
     /// Json-typed fields come back as `.string` holding their JSON text.
@@ -44,6 +46,9 @@ struct ScannedPage: Sendable {
             case "hasMore":
                 guard case .bool(let flag) = try scanner.parseValue() else { throw scanner.fail("hasMore must be a boolean") }
                 hasMore = flag
+            case "total":
+                guard case .integer(let number) = try scanner.parseValue(), number >= 0 else { throw scanner.fail("total must be a count") }
+                total = Int(number)
             default:
                 try scanner.skipValue()
             }

@@ -100,6 +100,18 @@ extension PostgresStorage {
         return (head, pairs)
     }
 
+    /// Counts the live matching rows.
+    public func liveCount(project: String, collection: CollectionSchema, filter: Filter?) async throws -> Int {
+        var binds = PostgresBindings()
+        binds.append(project)
+        binds.append(collection.name)
+        let filterSQL = try Self.compile(filter, collection: collection, document: "data", into: &binds)
+        let sql = "SELECT count(*) FROM records WHERE project = $1 AND collection = $2 AND NOT deleted AND \(filterSQL)"
+        let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+        for try await count in rows.decode(Int64.self) { return Int(count) }
+        return 0
+    }
+
     /// Looks for one live matching row.
     public func containsLiveRecord(project: String, collection: CollectionSchema, matching filter: Filter) async throws -> Bool {
         var binds = PostgresBindings()

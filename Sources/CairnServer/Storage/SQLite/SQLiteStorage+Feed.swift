@@ -89,6 +89,14 @@ extension SQLiteStorage {
 }
 
 extension SQLiteStorage {
+    /// Counts the live matching rows.
+    public func liveCount(project: String, collection: CollectionSchema, filter: Filter?) async throws -> Int {
+        let matches = try Self.compile(filter, collection: collection, document: "data")
+        let sql = "SELECT COUNT(*) FROM records WHERE project = ? AND collection = ? AND deleted = 0 AND \(matches.sql)"
+        let arguments = StatementArguments([project.databaseValue, collection.name.databaseValue] + matches.arguments)
+        return try await pool.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+    }
+
     /// Looks for one live matching row.
     public func containsLiveRecord(project: String, collection: CollectionSchema, matching filter: Filter) async throws -> Bool {
         let matches = try Self.compile(filter, collection: collection, document: "data")
