@@ -11,7 +11,7 @@ struct CairnCommand: AsyncParsableCommand {
             Run a server with `cairn serve --data ./cairn-data`, and set it up with `cairn admin`.
             """,
         subcommands: [
-            ServeCommand.self, AdminCommand.self, SyncCommand.self, PutCommand.self, DeleteCommand.self, QueryCommand.self,
+            ServeCommand.self, AdminCommand.self, SyncCommand.self, PutCommand.self, DeleteCommand.self, QueryCommand.self, QueueCommand.self,
             FilesCommand.self, StatusCommand.self, StoreCommand.self, DemoCommand.self, BenchCommand.self,
         ])
 }

@@ -131,8 +131,8 @@ struct QueryCommand: AsyncParsableCommand {
             FIELD, or --sort=-FIELD for descending (repeatable), --limit and --offset; --count prints only the number.
               cairn query --store field.sqlite --collection notes --where '{"field":"done","op":"eq","value":false}' --sort=-due
 
-            With --server, the same query runs on the server's current records instead (online; nothing is stored).
-              cairn query --store field.sqlite --collection notes --where '{"field":"done","op":"eq","value":false}' --server
+            With --online, the same query runs on the server's current records instead (nothing is stored).
+              cairn query --store field.sqlite --collection notes --where '{"field":"done","op":"eq","value":false}' --online
             """)
 
     @OptionGroup var options: StoreOptions
@@ -144,18 +144,18 @@ struct QueryCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The most records to print.") var limit: Int?
     @Option(name: .long, help: "Records to skip first.") var offset: Int?
     @Flag(name: .long, help: "Print only how many records match.") var count = false
-    @Flag(name: .long, help: "Run the query on the server's current records (online), not the local store (with --collection).")
-    var server = false
+    @Flag(name: .long, help: "Run the query on the server's current records, not the local store (with --collection).")
+    var online = false
 
     func validate() throws {
         guard (sql == nil) != (collection == nil) else { throw ValidationError("give either SQL or --collection") }
-        if collection == nil, filter != nil || search != nil || !sort.isEmpty || limit != nil || offset != nil || count || server {
-            throw ValidationError("--where, --search, --sort, --limit, --offset, --count and --server go with --collection")
+        if collection == nil, filter != nil || search != nil || !sort.isEmpty || limit != nil || offset != nil || count || online {
+            throw ValidationError("--where, --search, --sort, --limit, --offset, --count and --online go with --collection")
         }
     }
 
     func run() async throws {
-        let client = try await options.open(connect: server)
+        let client = try await options.open(connect: online)
         if let sql {
             let output = client.queryJSON(sql)
             print(output)
@@ -167,7 +167,7 @@ struct QueryCommand: AsyncParsableCommand {
             if let filter { query = query.filter(try CairnJSON.decode(Filter.self, from: Array(filter.utf8))) }
             if let search { query = query.matching(search) }
             for key in sort { query = key.hasPrefix("-") ? query.sorted(by: String(key.dropFirst()), ascending: false) : query.sorted(by: key) }
-            let found = server ? try await client.fetchFromServer(query) : nil
+            let found = online ? try await client.fetchFromServer(query) : nil
             if count {
                 let number = try found?.count ?? client.count(query)
                 print(JSONValue.object(["status": "ok", "result": ["count": .integer(Int64(number))]]).jsonText())

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Cairn
+import CairnProtocol
+import Foundation
+
+/// `cairn queue`: the store's upload queue as a list (offline): pending or failed operations, filtered, and the
+/// same selection cancelled, retried or discarded at once.
+struct QueueCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue",
+        abstract: "List a local store's pending or failed changes, and cancel, retry or discard them (offline).",
+        discussion: """
+            Prints {"status":"ok","result":{"pending":[...]}} (or "failed" with --failed), oldest first. --collection
+            and --id (repeatable) select operations, --newest-first and --limit order and cut the list. With --cancel
+            (pending), --retry or --discard (failed), every selected operation is acted on in one transaction and the
+            count is printed.
+              cairn queue --store field.sqlite --failed --collection notes
+              cairn queue --store field.sqlite --failed --collection notes --discard
+            """)
+
+    @OptionGroup var options: StoreOptions
+    @Flag(name: .long, help: "The failed list instead of the pending queue.") var failed = false
+    @Option(name: .long, help: "Only operations on this collection.") var collection: String?
+    @Option(name: .customLong("id"), help: "Only operations on this record id (repeat for several).") var ids: [String] = []
+    @Flag(name: .long, help: "Newest first.") var newestFirst = false
+    @Option(name: .long, help: "At most this many.") var limit: Int?
+    @Flag(name: .long, help: "Cancel the selected pending operations.") var cancel = false
+    @Flag(name: .long, help: "Queue the selected failed operations again.") var retry = false
+    @Flag(name: .long, help: "Delete the selected failed operations.") var discard = false
+
+    func validate() throws {
+        guard [cancel, retry, discard].filter({ $0 }).count <= 1 else { throw ValidationError("give at most one of --cancel, --retry and --discard") }
+        if cancel && failed { throw ValidationError("--cancel takes pending operations: drop --failed") }
+        if (retry || discard) && !failed { throw ValidationError("--retry and --discard take failed operations: add --failed") }
+        if let limit, limit < 0 { throw ValidationError("--limit cannot be negative") }
+    }
+
+    func run() async throws {
+        let client = try await options.open(connect: false)
+        let filter = OperationFilter(collection: collection, ids: ids.isEmpty ? nil : Set(ids), newestFirst: newestFirst, limit: limit)
+        let result: JSONValue
+        if cancel {
+            result = ["cancelled": .integer(Int64(try CLIError.wrap("cannot cancel") { try client.cancelPending(filter) }))]
+        } else if retry {
+            result = ["retried": .integer(Int64(try CLIError.wrap("cannot retry") { try client.retryFailed(filter) }))]
+        } else if discard {
+            result = ["discarded": .integer(Int64(try CLIError.wrap("cannot discard") { try client.discardFailed(filter) }))]
+        } else if failed {
+            result = ["failed": .array(try client.failedOperations(filter).map { operation in
+                ["id": .integer(operation.id), "opId": .string(operation.opId), "collection": .string(operation.collection),
+                 "recordId": .string(operation.recordID), "kind": .string(operation.kind.rawValue),
+                 "error": ["code": .string(operation.error.code.rawValue), "message": .string(operation.error.message)],
+                 "failedAt": .string(RFC3339.string(from: operation.failedAt))]
+            })]
+        } else {
+            result = ["pending": .array(try client.pendingOperations(filter).map { operation in
+                ["opId": .string(operation.opId), "collection": .string(operation.collection), "recordId": .string(operation.recordID),
+                 "kind": .string(operation.kind.rawValue), "attempts": .integer(Int64(operation.attempts)),
+                 "createdAt": .string(RFC3339.string(from: operation.createdAt))]
+            })]
+        }
+        print(JSONValue.object(["status": "ok", "result": result]).jsonText())
+    }
+}
