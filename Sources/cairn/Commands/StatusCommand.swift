@@ -26,11 +26,7 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         let client = try await options.open(connect: false)
         let report = try await CLIError.wrap("cannot read the store's state") { try await client.diagnostics() }
-        if json {
-            print(try report.jsonText())
-        } else {
-            print(DiagnosticsText.lines(report, about: "store \(options.store) " + DiagnosticsText.store(report)).joined(separator: "\n"))
-        }
+        try DiagnosticsText.print(report, store: options.store, json: json)
         if report.verdict == .retrying || report.verdict == .stuck { throw ExitCode(3) }
     }
 }

@@ -28,11 +28,7 @@ struct DiagnosticsCommand: AsyncParsableCommand {
     func run() async throws {
         let client = try await options.open(connect: upload)
         let report = try await CLIError.wrap("cannot read the store's state") { try await client.diagnostics() }
-        if json {
-            print(try report.jsonText())
-        } else {
-            print(DiagnosticsText.lines(report, about: "store \(options.store) " + DiagnosticsText.store(report)).joined(separator: "\n"))
-        }
+        try DiagnosticsText.print(report, store: options.store, json: json)
         guard upload else { return }
         let receipt = try await CLIError.wrap("cannot upload the diagnostics") { try await client.uploadDiagnostics() }
         let message = "uploaded the diagnostics of client \(receipt.clientId) (\(receipt.bytes) bytes) at \(RFC3339.string(from: receipt.uploadedAt))"

@@ -28,6 +28,11 @@ enum DiagnosticsText {
         return lines
     }
 
+    /// Prints a store's report: as JSON with `json`, else as ``lines(_:about:)`` naming the store at `path`.
+    static func print(_ report: Diagnostics, store path: String, json: Bool) throws {
+        Swift.print(json ? try report.jsonText() : lines(report, about: "store \(path) " + store(report)).joined(separator: "\n"))
+    }
+
     /// The line naming a report's store: its user, server, project and schema.
     static func store(_ report: Diagnostics) -> String {
         "of \(report.user) at \(report.server), project \(report.project), schema \(report.schemaVersion.isEmpty ? "-" : report.schemaVersion)"
