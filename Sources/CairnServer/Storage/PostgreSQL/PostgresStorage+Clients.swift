@@ -29,13 +29,7 @@ extension PostgresStorage {
     /// Reads the client by its primary key, with the head version it lags.
     public func client(id: String, project: String) async throws -> ClientSummary? {
         try await Self.clientSummaries(
-            try await client.query(
-                """
-                SELECT c.id, c."user", c.device, c.app, c.created_at, c.last_seen, c.last_pulled_version,
-                       p.head_version - c.last_pulled_version
-                FROM clients c JOIN projects p ON p.name = c.project
-                WHERE c.project = \(project) AND c.id = \(id)
-                """, logger: logger)
+            try await client.query("\(unescaped: Self.clientSummarySQL) WHERE c.project = \(project) AND c.id = \(id)", logger: logger)
         ).first
     }
 

@@ -68,7 +68,9 @@ extension SQLiteStorage {
     public func clients(project: String, behind: Int64, after: String?, limit: Int) async throws -> [ClientSummary] {
         try await pool.read { db in
             try Row.fetchAll(
-                db, sql: Self.clientSummarySQL + " WHERE c.project = ? AND c.id > ? AND p.head_version - c.last_pulled_version >= ? ORDER BY c.id LIMIT ?",
+                db,
+                sql: Self.clientSummarySQL
+                    + " WHERE c.project = ? AND c.id > ? AND p.head_version - c.last_pulled_version >= ? ORDER BY c.id LIMIT ?",
                 arguments: [project, after ?? "", behind, max(0, limit)]
             ).map(Self.clientSummary)
         }
