@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnProtocol
 
 /// The `cairn` tool: run a server, manage its data, sync a local store, and see the whole story in a demo.
 @main
@@ -10,8 +11,10 @@ struct CairnCommand: AsyncParsableCommand {
             Start with `cairn demo` to watch two offline clients write, sync, conflict and converge.
             Run a server with `cairn serve --data ./cairn-data`, and set it up with `cairn admin`.
             """,
+        version: CairnVersion.release,
         subcommands: [
             ServeCommand.self, AdminCommand.self, SyncCommand.self, PutCommand.self, DeleteCommand.self, QueryCommand.self, QueueCommand.self,
-            FilesCommand.self, StatusCommand.self, StoreCommand.self, DemoCommand.self, BenchCommand.self,
+            FilesCommand.self, StatusCommand.self, DiagnosticsCommand.self, UnregisterCommand.self, StoreCommand.self, DemoCommand.self,
+            BenchCommand.self,
         ])
 }

@@ -13,6 +13,7 @@ struct ServiceTests {
         let health = try await fixture.http.send(.GET, "/health")
         #expect(health.status == 200)
         #expect(health.json?["status"] == "ok")
+        #expect(try health.decode(ServerHealth.self) == ServerHealth(status: "ok", protocol: "1", version: CairnVersion.release))
         #expect((health.header("X-Request-ID") ?? "").count > 8)
         let echoed = try await fixture.http.send(.GET, "/v1/projects/field/schema", headers: ["X-Request-ID": "trace-123"])
         #expect(echoed.status == 401)
@@ -44,7 +45,8 @@ struct ServiceTests {
             "/v1/projects/{project}/members": ["get"], "/v1/projects/{project}/members/{user}": ["put", "delete"],
             "/v1/projects/{project}/members/{user}/revoke-sign-ins": ["post"], "/v1/admin/users": ["get"], "/v1/admin/projects": ["get"],
             "/v1/admin/users/{user}/revoke-sign-ins": ["post"], "/v1/projects/{project}/members/{user}/claims": ["get", "put"],
-            "/v1/projects/{project}/explain": ["get"],
+            "/v1/projects/{project}/explain": ["get"], "/v1/projects/{project}/clients/{clientId}": ["delete"],
+            "/v1/projects/{project}/clients/{clientId}/diagnostics": ["put", "get"],
         ]
         #expect(Set(paths.keys) == Set(expected.keys))
         for (path, methods) in expected {
@@ -54,6 +56,7 @@ struct ServiceTests {
             for method in methods {
                 let concrete = path.replacingOccurrences(of: "{project}", with: "field").replacingOccurrences(of: "{collection}", with: "notes")
                     .replacingOccurrences(of: "{id}", with: "0b5e4f7a-2c1d-4e8f-9a3b-6c7d8e9f0a1b").replacingOccurrences(of: "{user}", with: "rita")
+                    .replacingOccurrences(of: "{clientId}", with: "c-0")
                 guard concrete != "/v1/projects/field/events" else { continue }
                 let reply = try await fixture.http.send(.init(rawValue: method.uppercased()), concrete, token: fixture.tokens["ada"])
                 #expect(!(reply.status == 404 && reply.json?["error"]?["message"]?.stringValue?.hasPrefix("No route") == true), "\(method) \(path)")

@@ -14,14 +14,12 @@ Usage: python3 scripts/outside/queue.py [path/to/cairn]   (default: $CAIRN, else
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from live_server import call, check, serve  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -29,21 +27,6 @@ PASSWORD = "an outside password"
 SCHEMA = {"collections": [{"name": "jobs",
                            "fields": [{"name": "title", "type": "string"}, {"name": "priority", "type": "integer"}],
                            "rules": {"write": {"field": "priority", "op": "lt", "value": 100}}}]}
-
-
-def check(condition, what, expected=None, got=None):
-    if not condition:
-        message = "FAILED: " + what
-        if expected is not None or got is not None:
-            message += "\n  expected: %s\n  got:      %s" % (expected, got)
-        raise SystemExit(message)
-    print("ok: " + what)
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def main():
@@ -74,17 +57,7 @@ def main():
             json.dump(SCHEMA, file)
         cairn("admin", "--data", data, "set-schema", "--project", "field", schema_path)
 
-        port = free_port()
-        base = "http://127.0.0.1:%d" % port
-        log = open(os.path.join(work, "serve.log"), "w+")
-        server = subprocess.Popen([CAIRN, "serve", "--data", data, "--host", "127.0.0.1", "--port", str(port)],
-                                  stdout=log, stderr=subprocess.STDOUT)
-        for _ in range(300):
-            try:
-                with urllib.request.urlopen(base + "/health", timeout=2):
-                    break
-            except (urllib.error.URLError, ConnectionError, OSError):
-                time.sleep(0.1)
+        server, base = serve(CAIRN, work, data)
 
         ana = os.path.join(work, "ana.sqlite")
         bob = os.path.join(work, "bob.sqlite")
@@ -131,14 +104,9 @@ def main():
               got=refused.stderr)
 
         print("== the feed's first snapshot page says how many records it holds")
-        request = urllib.request.Request(base + "/v1/auth/login", method="POST", headers={"Content-Type": "application/json"},
-                                         data=json.dumps({"username": "ana", "password": PASSWORD}).encode())
-        with urllib.request.urlopen(request, timeout=20) as response:
-            token = json.loads(response.read())["accessToken"]
-        request = urllib.request.Request(base + "/v1/projects/field/collections/jobs/changes?limit=1",
-                                         headers={"Authorization": "Bearer " + token})
-        with urllib.request.urlopen(request, timeout=20) as response:
-            page = json.loads(response.read())
+        status, tokens = call(base, "POST", "/v1/auth/login", body={"username": "ana", "password": PASSWORD})
+        check(status == 200, "ana signs in over HTTP", 200, status)
+        status, page = call(base, "GET", "/v1/projects/field/collections/jobs/changes", tokens["accessToken"], query={"limit": "1"})
         check(page.get("total") == 4 and page["hasMore"], "total is 4 on the first page of 1", got=page)
     finally:
         if server:

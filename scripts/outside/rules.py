@@ -13,14 +13,12 @@ Usage: python3 scripts/outside/rules.py [path/to/cairn]   (default: $CAIRN, else
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
+
+from live_server import call, check, serve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -39,61 +37,6 @@ def schema(read_rule=READ_RULE):
                              "fields": [{"name": "assignee", "type": "string"}, {"name": "region", "type": "string"},
                                         {"name": "priority", "type": "integer"}, {"name": "photo", "type": "file"}],
                              "rules": {"read": read_rule, "write": WRITE_RULE}}]}
-
-
-def check(condition, what, expected=None, got=None):
-    """Prints `ok: what`, or stops the run saying what was expected and what came back."""
-    if not condition:
-        message = "FAILED: " + what
-        if expected is not None or got is not None:
-            message += "\n  expected: %s\n  got:      %s" % (expected, got)
-        raise SystemExit(message)
-    print("ok: " + what)
-
-
-def call(base, method, path, bearer=None, body=None, query=None):
-    """One request; returns (status, parsed JSON body or None)."""
-    url = base + path + ("?" + urllib.parse.urlencode(query) if query else "")
-    headers = {"Content-Type": "application/json"}
-    if bearer:
-        headers["Authorization"] = "Bearer " + bearer
-    request = urllib.request.Request(url, method=method, headers=headers,
-                                     data=json.dumps(body).encode() if body is not None else None)
-    try:
-        with urllib.request.urlopen(request, timeout=20) as response:
-            status, raw = response.status, response.read()
-    except urllib.error.HTTPError as error:
-        status, raw = error.code, error.read()
-    return status, (json.loads(raw) if raw else None)
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def serve(work, data):
-    """Starts `cairn serve` on a free port and waits for /health; returns (process, base URL)."""
-    log = open(os.path.join(work, "serve.log"), "w+")
-    port = free_port()
-    base = "http://127.0.0.1:%d" % port
-    process = subprocess.Popen([CAIRN, "serve", "--data", data, "--host", "127.0.0.1", "--port", str(port)],
-                               stdout=log, stderr=subprocess.STDOUT)
-    for _ in range(300):
-        if process.poll() is not None:
-            break
-        try:
-            with urllib.request.urlopen(base + "/health", timeout=2) as response:
-                if response.status == 200:
-                    return process, base
-        except (urllib.error.URLError, ConnectionError, OSError):
-            pass
-        time.sleep(0.1)
-    process.terminate()
-    process.wait()
-    log.seek(0)
-    raise SystemExit("FAILED: cairn serve did not answer /health on %s:\n%s" % (base, log.read()))
 
 
 def pull(base, bearer, since=None, where=None):
@@ -189,7 +132,7 @@ def main():
                   "a non-zero exit and a message naming jobs.rules.read", "exit %d: %r" % (done.returncode, said))
 
         print("== cairn serve")
-        process, base = serve(work, data)
+        process, base = serve(CAIRN, work, data)
         print("ok: cairn serve answers /health at " + base)
 
         tokens = {}

@@ -56,10 +56,7 @@ extension CairnClient {
         }
         do {
             try await client.engine.refreshSchema()
-            if store.clientID == nil {
-                let id = try await client.api.registerClient(device: configuration.device, app: configuration.app)
-                try store.setClientID(id)
-            }
+            _ = try await client.registeredClientID()
         } catch let error as CairnError where error.isRetryable {
             // Offline: work from the last known schema.
             guard store.schema != nil else {
@@ -70,6 +67,14 @@ extension CairnClient {
         }
         await client.refreshCounts()
         return client
+    }
+
+    /// The id the server gave this client, registering it first when it has none.
+    func registeredClientID() async throws -> String {
+        if let id = store.clientID { return id }
+        let id = try await api.registerClient(device: configuration.device, app: configuration.app)
+        try store.setClientID(id)
+        return id
     }
 
     /// The server, project and user a store file was last opened with, without opening it for sync.

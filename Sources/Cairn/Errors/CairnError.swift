@@ -101,6 +101,9 @@ extension ErrorCode {
     public static let syncInAnotherProcess: ErrorCode = "sync_in_another_process"
     /// Part of the store failed its integrity check (a changed byte in an encrypted page, or a damaged header).
     public static let storeCorrupted: ErrorCode = "store_corrupted"
+    /// Changes or files of this device could not be uploaded, so it was not unregistered: sync and try again, or
+    /// pass `discardingPendingChanges: true` to ``CairnClient/unregister(deleteStore:discardingPendingChanges:)``.
+    public static let pendingChanges: ErrorCode = "pending_changes"
 }
 
 extension CairnError {

@@ -157,8 +157,8 @@ final class LocalStore: Sendable {
     /// The id the server gave this client, kept in memory so requests do not read it from the database.
     var clientID: String? { loaded.withLock { $0.clientID } }
 
-    /// Remembers the id the server gave this client.
-    func setClientID(_ id: String) throws {
+    /// Remembers the id the server gave this client (`nil`: forgets it, and the next connected open registers anew).
+    func setClientID(_ id: String?) throws {
         try writer.write { db in try metaTable.set(db, .clientID, id) }
         loaded.withLock { $0.clientID = id }
     }

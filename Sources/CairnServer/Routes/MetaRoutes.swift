@@ -3,15 +3,16 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// `GET /health` (the process answers), `GET /ready` (and its storage can serve), `GET /metrics` (Prometheus text;
-/// see ``ServerMetrics``) and `GET /v1/openapi.json`, without a token. Mounted at the root.
+/// `GET /health` (the process answers, with its protocol and release), `GET /ready` (and its storage can serve),
+/// `GET /metrics` (Prometheus text; see ``ServerMetrics``) and `GET /v1/openapi.json`, without a token. Mounted at the
+/// root.
 struct MetaRoutes: RouteGroup {
     let storage: any ServerStorage
     let metrics: ServerMetrics
 
     func add(to routes: RouteCollection<CairnRequestContext>) {
         routes.get("health") { _, _ in
-            try Response.json(["status": "ok", "protocol": "1"] as [String: String])
+            try Response.json(ServerHealth())
         }
         routes.get("ready") { _, _ in
             do {
@@ -20,7 +21,7 @@ struct MetaRoutes: RouteGroup {
                 let reason = (error as? ErrorBody)?.message ?? storage.describe(error)
                 throw APIError(.serviceUnavailable, .unavailable, "The server cannot serve yet: \(reason)", headers: [.retryAfter: "5"])
             }
-            return try Response.json(["status": "ready", "protocol": "1"] as [String: String])
+            return try Response.json(["status": "ready", "protocol": CairnVersion.protocolVersion] as [String: String])
         }
         routes.get("metrics") { _, _ in
             metrics.pool(storage.poolUsage)

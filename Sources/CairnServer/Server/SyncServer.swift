@@ -91,7 +91,7 @@ public final class SyncServer: Sendable {
                 access: access, batches: batches, notifier: notifier, metrics: metrics, clock: clock, maximumBytes: configuration.maximumBatchBytes,
                 maximumOperations: configuration.maximumBatchOperations),
             EventRoutes(access: access, notifier: notifier, metrics: metrics, heartbeat: configuration.eventsHeartbeat, timers: timers),
-            ClientRoutes(access: access, storage: storage, clock: clock),
+            ClientRoutes(access: access, storage: storage, admin: admin, clock: clock),
             FileRoutes(access: access, files: files),
             MemberRoutes(access: access, admin: admin),
         ]

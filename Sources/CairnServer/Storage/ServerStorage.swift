@@ -108,6 +108,15 @@ public protocol ServerStorage: Service, FileCatalog {
     func registerClient(project: String, user: String, device: String?, app: String?, now: Date) async throws -> String
     /// Notes the last version a client pulled (it never goes back); unknown ids are ignored.
     func notePull(clientID: String, project: String, version: Int64, now: Date) async throws
+    /// The client `id` of `project`, with how far behind it is; `nil` when there is none.
+    func client(id: String, project: String) async throws -> ClientSummary?
+    /// Deletes the client `id` of `project` and its diagnostics report; false when there was none.
+    func removeClient(id: String, project: String) async throws -> Bool
+    /// Keeps `report` (JSON text) as the client's latest diagnostics report, replacing the one before; false, keeping
+    /// nothing, when `project` has no client `clientID`.
+    func storeDiagnostics(clientID: String, project: String, report: String, now: Date) async throws -> Bool
+    /// The latest diagnostics report of the client `clientID` of `project`; `nil` when it uploaded none.
+    func diagnostics(clientID: String, project: String) async throws -> StoredDiagnostics?
 
     // MARK: Administration
 

@@ -36,7 +36,7 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
     /// Every table of a server's state, in an order foreign keys accept (a table after those it refers to).
     public static let all: [StorageTable] = [
         .users, .projects, .members, .tokens, .records, .collectionState, .operations, .clients, .files, .fileLimits,
-        .signInRevocations, .readScopes, .recordHistory, .serverSecrets,
+        .signInRevocations, .readScopes, .recordHistory, .serverSecrets, .clientDiagnostics,
     ]
 
     /// Accounts and their password hashes.
@@ -73,6 +73,9 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
             .text("project"), .text("user"), .text("device", optional: true), .text("app", optional: true), .real("created_at"),
             .integer("last_pulled_version"), .real("last_seen"),
         ])
+    /// The latest diagnostics report each client uploaded.
+    public static let clientDiagnostics = StorageTable(
+        "client_diagnostics", key: [.text("client_id")], [.text("project"), .real("uploaded_at"), .text("report")])
     /// Files' metadata (their bytes live in a ``BlobStore``).
     public static let files = StorageTable(
         "files", key: [.text("project"), .text("id")],

@@ -131,4 +131,35 @@ struct StorageAdministrationConformanceTests {
             #expect(try await storage.signInsRevokedAt(user: "auth0|5f7c") == F.epoch + 5)
         }
     }
+
+    @Test("a client is read by id, removed with its diagnostics report; a report replaces the one before", arguments: StorageBackend.all)
+    func clientSupport(backend: StorageBackend) async throws {
+        try await backend.withProjects { storage in
+            let kept = try await storage.registerClient(project: "field", user: "alice", device: "iPad", app: "Field", now: F.epoch)
+            let removed = try await storage.registerClient(project: "field", user: "bob", device: nil, app: nil, now: F.epoch)
+            try await F.commit([F.row("n1", 1)], in: storage)
+            let client = try #require(try await storage.client(id: kept, project: "field"))
+            #expect(client == ClientSummary(
+                clientId: kept, user: "alice", device: "iPad", app: "Field", registeredAt: F.epoch, lastSeenAt: F.epoch, lastPulledVersion: 0, behind: 1))
+            #expect(try await storage.client(id: kept, project: "other") == nil)
+            #expect(try await storage.client(id: "c-nope", project: "field") == nil)
+
+            #expect(try await storage.diagnostics(clientID: kept, project: "field") == nil)
+            #expect(try await storage.storeDiagnostics(clientID: kept, project: "field", report: #"{"a":1}"#, now: F.epoch + 1))
+            #expect(try await storage.storeDiagnostics(clientID: kept, project: "field", report: #"{"a":2}"#, now: F.epoch + 2))
+            #expect(try await storage.diagnostics(clientID: kept, project: "field") == StoredDiagnostics(report: #"{"a":2}"#, uploadedAt: F.epoch + 2))
+            #expect(try await storage.diagnostics(clientID: kept, project: "other") == nil)
+            #expect(try await !storage.storeDiagnostics(clientID: "c-nope", project: "field", report: "{}", now: F.epoch))
+            #expect(try await !storage.storeDiagnostics(clientID: kept, project: "other", report: "{}", now: F.epoch))
+            #expect(try await storage.storeDiagnostics(clientID: removed, project: "field", report: "{}", now: F.epoch))
+
+            #expect(try await !storage.removeClient(id: removed, project: "other"))
+            #expect(try await storage.removeClient(id: removed, project: "field"))
+            #expect(try await !storage.removeClient(id: removed, project: "field"))
+            #expect(try await storage.client(id: removed, project: "field") == nil)
+            #expect(try await storage.diagnostics(clientID: removed, project: "field") == nil)
+            #expect(try await storage.clients(project: "field", behind: 0, after: nil, limit: 10).map(\.clientId) == [kept])
+            #expect(try await storage.diagnostics(clientID: kept, project: "field") != nil)
+        }
+    }
 }

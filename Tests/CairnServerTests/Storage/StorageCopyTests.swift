@@ -95,6 +95,7 @@ struct StorageCopyTests {
         _ = try await storage.purge(tombstonesBefore: F.epoch + 3600, operationsBefore: F.epoch, now: F.epoch)
         let client = try await storage.registerClient(project: "field", user: "alice", device: "iPad", app: nil, now: F.epoch)
         try await storage.notePull(clientID: client, project: "field", version: 3, now: F.epoch + 10)
+        #expect(try await storage.storeDiagnostics(clientID: client, project: "field", report: #"{"verdict":"up-to-date"}"#, now: F.epoch + 11))
         var file = StoredFile(
             project: "field", id: "f-1", name: "scan.pdf", contentType: "application/pdf", size: 2500, sha256: nil, status: .completed,
             tags: ["site"], isPublic: true, createdAt: F.epoch, updatedAt: F.epoch, createdBy: "alice", attachTo: nil, attachedVersion: 1,

@@ -240,6 +240,10 @@ enum PostgresMigrations {
             // The throttle counts failures per user and client address, so a stranger cannot lock a user out.
             "ALTER TABLE login_failures ADD COLUMN address TEXT NOT NULL DEFAULT ''",
         ]),
+        Migration(version: 9, name: "client-diagnostics", statements: [
+            // The latest diagnostics report each client uploaded (JSON text), for support.
+            "CREATE TABLE client_diagnostics (client_id TEXT PRIMARY KEY, project TEXT NOT NULL, uploaded_at DOUBLE PRECISION NOT NULL, report TEXT NOT NULL)",
+        ]),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions

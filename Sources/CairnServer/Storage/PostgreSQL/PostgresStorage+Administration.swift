@@ -64,14 +64,24 @@ extension PostgresStorage {
 
     /// A page of the project's clients (by the `clients_project` index) with the head version they lag.
     public func clients(project: String, behind: Int64, after: String?, limit: Int) async throws -> [ClientSummary] {
-        let rows = try await client.query(
-            """
-            SELECT c.id, c."user", c.device, c.app, c.created_at, c.last_seen, c.last_pulled_version,
-                   p.head_version - c.last_pulled_version
-            FROM clients c JOIN projects p ON p.name = c.project
-            WHERE c.project = \(project) AND c.id > \(after ?? "") AND p.head_version - c.last_pulled_version >= \(behind)
-            ORDER BY c.id LIMIT \(max(0, limit))
-            """, logger: logger)
+        try await Self.clientSummaries(
+            try await client.query(
+                """
+                \(unescaped: Self.clientSummarySQL)
+                WHERE c.project = \(project) AND c.id > \(after ?? "") AND p.head_version - c.last_pulled_version >= \(behind)
+                ORDER BY c.id LIMIT \(max(0, limit))
+                """, logger: logger))
+    }
+
+    /// The columns of a ``ClientSummary``, with the head version its client lags, before a `WHERE`.
+    static let clientSummarySQL = """
+        SELECT c.id, c."user", c.device, c.app, c.created_at, c.last_seen, c.last_pulled_version,
+               p.head_version - c.last_pulled_version
+        FROM clients c JOIN projects p ON p.name = c.project
+        """
+
+    /// The clients of rows of ``clientSummarySQL``.
+    static func clientSummaries(_ rows: PostgresRowSequence) async throws -> [ClientSummary] {
         var clients: [ClientSummary] = []
         let types = (String, String, String?, String?, Double, Double, Int64, Int64).self
         for try await (id, user, device, app, created, seen, pulled, lag) in rows.decode(types) {

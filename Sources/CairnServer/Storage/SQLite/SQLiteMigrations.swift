@@ -158,6 +158,17 @@ enum SQLiteMigrations {
                 END;
                 """)
         }
+        migrator.registerMigration("v5-client-diagnostics") { db in
+            try db.execute(sql: """
+                -- The latest diagnostics report each client uploaded (JSON text), for support.
+                CREATE TABLE client_diagnostics (
+                    client_id TEXT PRIMARY KEY NOT NULL,
+                    project TEXT NOT NULL,
+                    uploaded_at REAL NOT NULL,
+                    report TEXT NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

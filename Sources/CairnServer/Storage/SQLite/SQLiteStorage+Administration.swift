@@ -69,21 +69,26 @@ extension SQLiteStorage {
         try await pool.read { db in
             try Row.fetchAll(
                 db,
-                sql: """
-                    SELECT c.id, c.user, c.device, c.app, c.created_at, c.last_seen, c.last_pulled_version,
-                           p.head_version - c.last_pulled_version AS behind
-                    FROM clients c JOIN projects p ON p.name = c.project
-                    WHERE c.project = ? AND c.id > ? AND p.head_version - c.last_pulled_version >= ?
-                    ORDER BY c.id LIMIT ?
-                    """,
+                sql: Self.clientSummarySQL
+                    + " WHERE c.project = ? AND c.id > ? AND p.head_version - c.last_pulled_version >= ? ORDER BY c.id LIMIT ?",
                 arguments: [project, after ?? "", behind, max(0, limit)]
-            ).map { row in
-                ClientSummary(
-                    clientId: row["id"], user: row["user"], device: row["device"], app: row["app"],
-                    registeredAt: Date(timeIntervalSince1970: row["created_at"]), lastSeenAt: Date(timeIntervalSince1970: row["last_seen"]),
-                    lastPulledVersion: row["last_pulled_version"], behind: row["behind"])
-            }
+            ).map(Self.clientSummary)
         }
+    }
+
+    /// The columns of a ``ClientSummary``, with the head version its client lags, before a `WHERE`.
+    static let clientSummarySQL = """
+        SELECT c.id, c.user, c.device, c.app, c.created_at, c.last_seen, c.last_pulled_version,
+               p.head_version - c.last_pulled_version AS behind
+        FROM clients c JOIN projects p ON p.name = c.project
+        """
+
+    /// A row of ``clientSummarySQL``.
+    static func clientSummary(_ row: Row) -> ClientSummary {
+        ClientSummary(
+            clientId: row["id"], user: row["user"], device: row["device"], app: row["app"],
+            registeredAt: Date(timeIntervalSince1970: row["created_at"]), lastSeenAt: Date(timeIntervalSince1970: row["last_seen"]),
+            lastPulledVersion: row["last_pulled_version"], behind: row["behind"])
     }
 
     /// Deletes the membership row.

@@ -1,0 +1,72 @@
+"""What the outside checks share: a live `cairn serve` on a free port, one HTTP call, and a checked step.
+
+Python's standard library only. The checks import it from their own folder:
+
+    from live_server import call, check, serve
+    process, base = serve(cairn, work, data)
+    status, answer = call(base, "GET", "/health")
+    check(status == 200, "the server answers", 200, status)
+"""
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+
+def check(condition, what, expected=None, got=None):
+    """Prints `ok: what`, or stops the run saying what was expected and what came back."""
+    if not condition:
+        message = "FAILED: " + what
+        if expected is not None or got is not None:
+            message += "\n  expected: %s\n  got:      %s" % (expected, got)
+        raise SystemExit(message)
+    print("ok: " + what)
+
+
+def call(base, method, path, bearer=None, body=None, query=None):
+    """One request; returns (status, parsed JSON body or None)."""
+    url = base + path + ("?" + urllib.parse.urlencode(query) if query else "")
+    headers = {"Content-Type": "application/json"}
+    if bearer:
+        headers["Authorization"] = "Bearer " + bearer
+    request = urllib.request.Request(url, method=method, headers=headers,
+                                     data=json.dumps(body).encode() if body is not None else None)
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            status, raw = response.status, response.read()
+    except urllib.error.HTTPError as error:
+        status, raw = error.code, error.read()
+    return status, (json.loads(raw) if raw else None)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def serve(cairn, work, data):
+    """Starts `cairn serve` on a free port and waits for /health; returns (process, base URL)."""
+    log = open(os.path.join(work, "serve.log"), "w+")
+    port = free_port()
+    base = "http://127.0.0.1:%d" % port
+    process = subprocess.Popen([cairn, "serve", "--data", data, "--host", "127.0.0.1", "--port", str(port)],
+                               stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(300):
+        if process.poll() is not None:
+            break
+        try:
+            with urllib.request.urlopen(base + "/health", timeout=2) as response:
+                if response.status == 200:
+                    return process, base
+        except (urllib.error.URLError, ConnectionError, OSError):
+            pass
+        time.sleep(0.1)
+    process.terminate()
+    process.wait()
+    log.seek(0)
+    raise SystemExit("FAILED: cairn serve did not answer /health on %s:\n%s" % (base, log.read()))
