@@ -93,6 +93,7 @@ actor SyncEngine {
             try await refreshSchema()
             if scope.push {
                 await status.update { $0.phase = .pushing }
+                try await pushFileDeletions()
                 try await push(into: &summary)
                 await status.update { $0.lastUpload = configuration.wallClock.now() }
             }
