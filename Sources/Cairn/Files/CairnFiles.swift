@@ -91,6 +91,7 @@ public struct CairnFiles: Sendable {
     public func discard(_ localID: String) async throws {
         if try client.store.discardFileDeletion(localID) { return }
         if let job = try client.store.discardFileUpload(localID: localID) {
+            await client.fileUploader.cancel(job.localID)
             try? FileManager.default.removeItem(at: client.fileFolder.url(job.path))
         }
         await client.fileUploader.refreshCounts()
@@ -250,6 +251,7 @@ public struct CairnFiles: Sendable {
         try client.checkOpen()
         switch try client.store.queueFileDeletion(id, detachFrom: detachFrom) {
         case .cancelledUpload(let job):
+            await client.fileUploader.cancel(job.localID)
             try? FileManager.default.removeItem(at: client.fileFolder.url(job.path))
             await client.fileUploader.refreshCounts()
         case .queued(let fileID):
