@@ -11,16 +11,22 @@ struct FilesToolTests {
         ["files"] + command + ["--store", store, "--server", fixture.server.baseURL.absoluteString, "--project", Fixture.project, "--user", "alice"]
     }
 
-    @Test("upload, list, info, download and delete, with plain progress lines when not on a terminal")
-    func roundTrip() async throws {
+    /// A server with the note n1, and a new folder holding `photo.jpg` with `bytes`; the store file is `cli.sqlite` there.
+    static func start(photo bytes: Data) async throws -> (fixture: Fixture, store: String, source: URL) {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
         _ = try await fixture.push("alice", [SyncOperation(opId: newOpID(), collection: "notes", id: "n1", op: .create, data: ["title": "a"])])
         let folder = Tool.temporaryDirectory()
-        let store = folder.appendingPathComponent("cli.sqlite").path
         let source = folder.appendingPathComponent("photo.jpg")
-        let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         try bytes.write(to: source)
+        return (fixture, folder.appendingPathComponent("cli.sqlite").path, source)
+    }
+
+    @Test("upload, list, info, download and delete, with plain progress lines when not on a terminal")
+    func roundTrip() async throws {
+        let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let (fixture, store, source) = try await Self.start(photo: bytes)
+        defer { Task { await fixture.stop() } }
+        let folder = source.deletingLastPathComponent()
         let environment = ["CAIRN_PASSWORD": TestServer.password]
 
         let upload = try await Tool.runDetached(
@@ -60,13 +66,8 @@ struct FilesToolTests {
 
     @Test("delete works offline: the deletion and the cleared field are queued in the store, and the next sync sends them")
     func deleteOffline() async throws {
-        let fixture = try await Fixture.start()
+        let (fixture, store, source) = try await Self.start(photo: Data(repeating: 7, count: 10_000))
         defer { Task { await fixture.stop() } }
-        _ = try await fixture.push("alice", [SyncOperation(opId: newOpID(), collection: "notes", id: "n1", op: .create, data: ["title": "a"])])
-        let folder = Tool.temporaryDirectory()
-        let store = folder.appendingPathComponent("cli.sqlite").path
-        let source = folder.appendingPathComponent("photo.jpg")
-        try Data(repeating: 7, count: 10_000).write(to: source)
         let environment = ["CAIRN_PASSWORD": TestServer.password]
         let upload = try await Tool.runDetached(
             arguments(["upload", source.path, "--attach", "notes/n1/photo"], store: store, fixture: fixture), environment: environment)
