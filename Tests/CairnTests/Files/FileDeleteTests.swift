@@ -125,8 +125,10 @@ struct FileDeleteTests {
 
         let unknown = UUID().uuidString.lowercased()
         try await alice.files.delete(unknown)
+        #expect(alice.hasPendingUpload)
         try await alice.sync()
         #expect(try alice.files.pendingDeletions().isEmpty)
         #expect(try alice.files.failedDeletions().isEmpty)
+        #expect(!alice.hasPendingUpload)
     }
 }
