@@ -11,16 +11,22 @@ struct FilesToolTests {
         ["files"] + command + ["--store", store, "--server", fixture.server.baseURL.absoluteString, "--project", Fixture.project, "--user", "alice"]
     }
 
-    @Test("upload, list, info, download and delete, with plain progress lines when not on a terminal")
-    func roundTrip() async throws {
+    /// A server with the note n1, and a new folder holding `photo.jpg` with `bytes`; the store file is `cli.sqlite` there.
+    static func start(photo bytes: Data) async throws -> (fixture: Fixture, store: String, source: URL) {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
         _ = try await fixture.push("alice", [SyncOperation(opId: newOpID(), collection: "notes", id: "n1", op: .create, data: ["title": "a"])])
         let folder = Tool.temporaryDirectory()
-        let store = folder.appendingPathComponent("cli.sqlite").path
         let source = folder.appendingPathComponent("photo.jpg")
-        let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         try bytes.write(to: source)
+        return (fixture, folder.appendingPathComponent("cli.sqlite").path, source)
+    }
+
+    @Test("upload, list, info, download and delete, with plain progress lines when not on a terminal")
+    func roundTrip() async throws {
+        let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let (fixture, store, source) = try await Self.start(photo: bytes)
+        defer { Task { await fixture.stop() } }
+        let folder = source.deletingLastPathComponent()
         let environment = ["CAIRN_PASSWORD": TestServer.password]
 
         let upload = try await Tool.runDetached(
@@ -56,6 +62,31 @@ struct FilesToolTests {
                                                  environment: environment)
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("cannot"))
+    }
+
+    @Test("delete works offline: the deletion and the cleared field are queued in the store, and the next sync sends them")
+    func deleteOffline() async throws {
+        let (fixture, store, source) = try await Self.start(photo: Data(repeating: 7, count: 10_000))
+        defer { Task { await fixture.stop() } }
+        let environment = ["CAIRN_PASSWORD": TestServer.password]
+        let upload = try await Tool.runDetached(
+            arguments(["upload", source.path, "--attach", "notes/n1/photo"], store: store, fixture: fixture), environment: environment)
+        #expect(upload.status == 0, "\(upload.stderr)")
+        let id = upload.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        // No server answers on port 1.
+        let offline = try await Tool.runDetached(
+            ["files", "delete", id, "--detach", "notes/n1/photo", "--store", store, "--server", "http://127.0.0.1:1"], environment: environment)
+        #expect(offline.status == 0, "\(offline.stderr)")
+        #expect(offline.stdout.contains("queued the deletion of \(id)"))
+        let files = "/v1/projects/\(Fixture.project)/files/\(id)"
+        #expect(try await fixture.http.send(.GET, files, token: fixture.tokens["alice"]).json?["status"] == "completed")
+
+        let sync = try await Tool.runDetached(
+            ["sync", "--store", store, "--server", fixture.server.baseURL.absoluteString], environment: environment)
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(try await fixture.http.send(.GET, files, token: fixture.tokens["alice"]).json?["status"] == "deleted")
+        #expect(try await fixture.pullAll("bob", "notes").changes.last { $0.id == "n1" }?.data?["photo"] == nil)
     }
 
     @Test("an upload killed part-way resumes from the server's offset when run again")

@@ -104,7 +104,8 @@ public final class CairnClient: Sendable {
         return summary
     }
 
-    /// Downloads changes of the given collections (all when `nil`, by download phase).
+    /// Downloads changes of the given collections; when `nil`, of every collection by download phase, without the
+    /// collections and download queries that only groups of phase 0 or below name (``DownloadGroup``).
     @discardableResult
     public func pull(_ collections: [String]? = nil) async throws -> SyncSummary {
         try checkOpen()
@@ -125,11 +126,18 @@ public final class CairnClient: Sendable {
         }
     }
 
-    /// Downloads the collections of a download group named in the configuration.
+    /// Downloads the members of a download group named in ``CairnConfiguration/downloadGroups``, whatever its
+    /// phase (a group of phase 0 or below is pulled only this way): its collections whole, and of its download
+    /// queries only those, in phase order (members without a phase last, in the group's order).
+    /// - Throws: `invalid_argument` for an unknown group, or a member that names no collection or download query, or
+    ///   both.
     @discardableResult
     public func pull(group: String) async throws -> SyncSummary {
-        guard let collections = configuration.downloadGroups[group] else { throw CairnError.invalid("no download group is named \(group)") }
-        return try await pull(collections)
+        try checkOpen()
+        let targets = try PullPlan(configuration: configuration, store: store).members(of: group)
+        let summary = try await engine.run(SyncScope(pulling: targets))
+        afterSync(pulled: targets.map(\.collection))
+        return summary
     }
 
     /// Stops the running upload for every caller that joined it, before its next batch: the batches already sent
@@ -184,8 +192,10 @@ public final class CairnClient: Sendable {
         return try store.history(matching: filter, limit: limit)
     }
 
-    /// True when local changes wait for upload (also after a crash or restart).
-    public var hasPendingUpload: Bool { ((try? store.counts().pending) ?? 0) > 0 }
+    /// True when local changes or file deletions wait for upload (also after a crash or restart).
+    public var hasPendingUpload: Bool {
+        ((try? store.counts().pending) ?? 0) > 0 || !((try? store.fileDeletions(in: [.queued])) ?? []).isEmpty
+    }
 
     /// True when a download did not complete (interrupted, or a collection is new or changed).
     public var hasPendingDownload: Bool { (try? store.hasPendingDownload()) ?? false }

@@ -77,9 +77,12 @@ public struct CairnConfiguration: Sendable {
     public var conflictResolver: ConflictResolver = .merge(fallback: .server)
     /// Per-collection conflict resolvers that replace ``conflictResolver`` for those collections.
     public var collectionResolvers: [String: ConflictResolver] = [:]
-    /// Named subsets of collections that can be pulled alone: `pull(group:)`.
-    public var downloadGroups: [String: [String]] = [:]
-    /// Pull order: collections in earlier phases are pulled before later ones; collections in no phase come last.
+    /// Named sets of collections and download queries that can be pulled alone (``CairnClient/pull(group:)``), with
+    /// the phase they take in automatic downloads; a group of phase 0 or below is left out of them (see
+    /// ``DownloadGroup``). `["work": ["tasks", "logs"]]` still reads as groups without a phase.
+    public var downloadGroups: [String: DownloadGroup] = [:]
+    /// Pull order: the collections of the first list are phase 1, of the second phase 2, and so on (the phases of
+    /// ``downloadGroups`` are the same numbers); lower phases are pulled first, collections in no phase come last.
     public var downloadPhases: [[String]] = []
     /// A download query per collection, kept in step with this setting at open: a collection listed here pulls only
     /// the records matching its filter (partial sync; the query is named `cairn.configuration.COLLECTION`). For

@@ -72,9 +72,14 @@ public struct CairnFiles: Sendable {
     /// The upload with this local id, in any state.
     public func upload(_ localID: String) throws -> PendingFile? { try client.store.fileUpload(localID: localID).map(PendingFile.init) }
 
-    /// Queues a failed upload again, to start now; false when no failed upload has this id.
+    /// Queues a failed upload again, to start now, or a failed deletion (by its file id), for the next sync; false
+    /// when neither has this id.
     @discardableResult
     public func retry(_ localID: String) async throws -> Bool {
+        if try client.store.retryFileDeletion(localID) {
+            client.noteLocalWrite()
+            return true
+        }
         let retried = try client.store.retryFileUpload(localID: localID)
         await client.fileUploader.refreshCounts()
         await client.fileUploader.kick()
@@ -82,8 +87,11 @@ public struct CairnFiles: Sendable {
     }
 
     /// Drops a queued or failed upload and its local copy; a record field showing it goes back to its former value.
+    /// Given a file id, drops a queued or failed deletion instead: the file stays on the server, its field cleared.
     public func discard(_ localID: String) async throws {
+        if try client.store.discardFileDeletion(localID) { return }
         if let job = try client.store.discardFileUpload(localID: localID) {
+            await client.fileUploader.cancel(job.localID)
             try? FileManager.default.removeItem(at: client.fileFolder.url(job.path))
         }
         await client.fileUploader.refreshCounts()
@@ -153,6 +161,7 @@ public struct CairnFiles: Sendable {
     /// The kept file of `id`, as the store keeps it (sealed in an encrypted store).
     private func keptFile(_ id: String) async throws -> URL {
         try client.checkOpen()
+        if try client.store.isFileDeleted(id) { throw CairnError(.notFound, "The file \(id) was deleted on this device") }
         return try await client.fileCache.url(for: id)
     }
 
@@ -219,14 +228,44 @@ public struct CairnFiles: Sendable {
         try await client.api.updateFile(fileID: try serverID(id), FileUpdate(public: isPublic))
     }
 
-    /// Deletes a file on the server (its bytes are removed) and from the cache.
-    @discardableResult
-    public func delete(_ id: String) async throws -> FileMetadata {
-        let serverID = try serverID(id)
-        let deleted = try await client.api.deleteFile(fileID: serverID)
-        try await client.fileCache.remove(serverID)
-        return deleted
+    /// Deletes a file, offline too, like a record change: the record field showing it is cleared at once by a
+    /// patch queued like any other, the file leaves the cache, and the next sync's push deletes it on the server
+    /// (before the patch is sent). The deletion survives restarts; a file the server no longer has counts as
+    /// deleted; a refusal puts it in ``failedDeletions()``.
+    ///
+    /// A file whose upload has not completed is not sent at all: its upload is cancelled, its local copy removed,
+    /// and the field cleared (nothing goes to the server for the file).
+    ///
+    /// ```swift
+    /// try await client.files.delete(note.photo, detachFrom: FileAttachment(collection: "notes", id: "n-1", field: "photo"))
+    /// try await client.sync()   // now, or whenever the device is online again
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - id: a server id, or the local id ``upload(from:name:contentType:tags:public:attachTo:)`` returned.
+    ///   - detachFrom: the record field to clear; when `nil`, every local record field holding the file. A field
+    ///     that holds another file is left as it is.
+    /// - Throws: `not_found` for a local id this device does not know; `invalid_argument` for a field that is not a
+    ///   `file` field.
+    public func delete(_ id: String, detachFrom: FileAttachment? = nil) async throws {
+        try client.checkOpen()
+        switch try client.store.queueFileDeletion(id, detachFrom: detachFrom) {
+        case .cancelledUpload(let job):
+            await client.fileUploader.cancel(job.localID)
+            try? FileManager.default.removeItem(at: client.fileFolder.url(job.path))
+            await client.fileUploader.refreshCounts()
+        case .queued(let fileID):
+            try await client.fileCache.remove(fileID)
+        }
+        client.noteLocalWrite()
     }
+
+    /// File deletions waiting for a sync, oldest first.
+    public func pendingDeletions() throws -> [FileDeletion] { try client.store.fileDeletions(in: [.queued]) }
+
+    /// File deletions the server refused (the file stays on the server; its field stays cleared), oldest first:
+    /// ``retry(_:)`` or ``discard(_:)`` them by file id.
+    public func failedDeletions() throws -> [FileDeletion] { try client.store.fileDeletions(in: [.failed]) }
 
     /// The server id of `id`: itself, or the server id of a completed upload's local id.
     public func serverID(_ id: String) throws -> String {

@@ -25,6 +25,8 @@ actor FileUploader {
     private var otherProcessSyncsUntil: ContinuousClock.Instant?
     /// The local ids of the uploads under way.
     private var running: Set<String> = []
+    /// The attempts under way, by local id, to cancel one whose upload was discarded.
+    private var attempts: [String: Task<Void, Never>] = [:]
     /// Callers of ``drain()`` waiting for an upload to end.
     private var waitingForAnEnd: [CheckedContinuation<Void, Never>] = []
     /// Counts the wakes asked for: only the latest one kicks.
@@ -116,13 +118,24 @@ actor FileUploader {
                 return
             }
         }
-        await attempt(job)
+        // Its own task, so that discarding the upload can stop it; closing the client cancels it through this one.
+        let attempt = Task { await self.attempt(job) }
+        attempts[job.localID] = attempt
+        await withTaskCancellationHandler { await attempt.value } onCancel: { attempt.cancel() }
+        attempts[job.localID] = nil
         await lease?.endSync()
         await ended(job)
     }
 
+    /// Stops the attempt of an upload that was discarded, if one is under way: nothing more of it is sent.
+    func cancel(_ localID: String) {
+        attempts[localID]?.cancel()
+    }
+
     /// One try of a job; a failure is noted on it (retried later, or moved to the failed list).
     private func attempt(_ job: FileUploadJob) async {
+        // Discarded while it waited for its turn: nothing to send.
+        guard let current = try? store.fileUpload(localID: job.localID), current.state == .queued else { return }
         do {
             try await upload(job)
         } catch {

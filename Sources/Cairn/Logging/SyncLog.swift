@@ -70,6 +70,13 @@ struct SyncLog: Sendable {
         ])
     }
 
+    /// The server refused a queued file deletion; it is now in the failed list of files.
+    func fileDeletionRefused(_ fileID: String, _ error: ErrorBody) {
+        logger.warning("file deletion refused", metadata: [
+            "cairn.file": "\(fileID)", "cairn.error": "\(error.code.rawValue)", "cairn.reason": "\(error.message)",
+        ])
+    }
+
     func conflictResolved(collection: String, id: String, resolution: ResolutionKind) {
         logger.notice("conflict resolved", metadata: [
             "cairn.collection": "\(collection)", "cairn.id": "\(id)", "cairn.resolution": "\(resolution.rawValue)",

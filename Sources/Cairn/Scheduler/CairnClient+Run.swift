@@ -116,9 +116,12 @@ extension CairnClient {
                 return true
             }
             if push { try await self.push() }
-            let held = Set(store.schema?.collections.map(\.name) ?? [])
-            let collections = pull.filter(held.contains).sorted()
-            if !collections.isEmpty { try await self.pull(collections) }
+            // A notice pulls what automatic downloads pull: a group of phase 0 or below waits for pull(group:).
+            let targets = try PullPlan(configuration: configuration, store: store).automatic().filter { pull.contains($0.collection) }
+            if !targets.isEmpty {
+                _ = try await engine.run(SyncScope(pulling: targets))
+                afterSync(pulled: targets.map(\.collection))
+            }
             return true
         } catch {
             return false

@@ -26,6 +26,7 @@ enum LocalMigrations {
             try FailedTable.addDetailsV4(db)
         }
         migrator.registerMigration("v5-sync-lease", migrate: SyncLeaseTable.createV5)
+        migrator.registerMigration("v6-file-deletions", migrate: FileDeletionTable.createV6)
         return migrator
     }
 }

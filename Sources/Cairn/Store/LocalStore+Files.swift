@@ -53,18 +53,23 @@ extension LocalStore {
     func discardFileUpload(localID: String) throws -> FileUploadJob? {
         try writer.write { db in
             guard let job = try fileUploads.job(db, localID: localID), job.state != .completed else { return nil }
-            if let target = job.attachTo, let table = try? self.table(target.collection), let row = try table.row(db, id: target.id),
-                row.data[target.field] == .string(localID)
-            {
-                let underlying = try fileUploads.overlays(db, collection: table.name).first { $0.localID == localID }?.underlying
-                var data = row.data
-                data[target.field] = underlying
-                try table.upsert(
-                    db, id: row.id, data: data, version: row.version, pending: row.pending, updatedAt: row.updatedAt, updatedBy: row.updatedBy)
-            }
-            try fileUploads.remove(db, localID: localID)
+            try discardFileUpload(db, job)
             return job
         }
+    }
+
+    /// Removes a job inside the caller's transaction; a record field showing it goes back to what it held before.
+    func discardFileUpload(_ db: Database, _ job: FileUploadJob) throws {
+        if let target = job.attachTo, let table = try? self.table(target.collection), let row = try table.row(db, id: target.id),
+            row.data[target.field] == .string(job.localID)
+        {
+            let underlying = try fileUploads.overlays(db, collection: table.name).first { $0.localID == job.localID }?.underlying
+            var data = row.data
+            data[target.field] = underlying
+            try table.upsert(
+                db, id: row.id, data: data, version: row.version, pending: row.pending, updatedAt: row.updatedAt, updatedBy: row.updatedBy)
+        }
+        try fileUploads.remove(db, localID: job.localID)
     }
 
     /// Rewrites file fields holding a local file id in operations taken for the first time, and stores the

@@ -47,6 +47,8 @@ final class LocalStore: Sendable {
     let fileUploads = FileUploadTable()
     /// Files kept on this device.
     let fileCache = FileCacheTable()
+    /// File deletions waiting for a sync.
+    let fileDeletions = FileDeletionTable()
     /// The indexes and full-text indexes the app asked for.
     let localIndexes = LocalIndexTable()
     /// Named JSON caches.
@@ -57,7 +59,7 @@ final class LocalStore: Sendable {
     let syncLease = SyncLeaseTable()
 
     /// Cairn's own tables, each once; the collection tables of the current schema follow them in ``registry``.
-    var ownTables: [any StoreTable] { [metaTable, collectionStates, queue, failed, shadows, conflictLog, events, fileUploads, fileCache, localIndexes, jsonCaches, downloadQueries, syncLease] }
+    var ownTables: [any StoreTable] { [metaTable, collectionStates, queue, failed, shadows, conflictLog, events, fileUploads, fileCache, localIndexes, jsonCaches, downloadQueries, syncLease, fileDeletions] }
 
     /// Every table the store holds: Cairn's own, then one per collection of the current schema. Wiping walks it.
     var registry: [any StoreTable] {

@@ -5,22 +5,19 @@ import Glibc
 #endif
 
 extension SyncEngine {
-    /// The collections to pull: the given ones, or every collection ordered by the download phases.
-    func pullOrder(_ collections: [String]?) -> [String] {
-        if let collections { return collections }
-        let all = store.schema?.collections.map(\.name) ?? []
-        var ordered: [String] = []
-        for phase in configuration.downloadPhases {
-            for name in phase where all.contains(name) && !ordered.contains(name) { ordered.append(name) }
-        }
-        return ordered + all.filter { !ordered.contains($0) }
+    /// What to pull: the given collections (with only the download queries `only` names for those it lists), or
+    /// every collection by download phase, without what only groups of phase 0 or below name (``PullPlan``).
+    func pullTargets(_ collections: [String]?, only: [String: Set<String>]) async throws -> [PullTarget] {
+        if let collections { return collections.map { PullTarget(collection: $0, queries: only[$0]) } }
+        return try await store.offPool { [configuration] in try PullPlan(configuration: configuration, store: $0).automatic() }
     }
 
     /// Pulls each collection: from its feed, or, for a collection pulled through download queries, from each query in
     /// turn, then sweeps the records no query holds (once all have pulled) and notes the collection pulled.
-    func pull(_ collections: [String]?, into summary: inout SyncSummary) async throws {
+    func pull(_ collections: [String]?, onlyQueries: [String: Set<String>] = [:], into summary: inout SyncSummary) async throws {
         let pageSize = min(max(configuration.pageSize, 1), 10_000)
-        for name in pullOrder(collections) {
+        for target in try await pullTargets(collections, only: onlyQueries) {
+            let name = target.collection
             let (firstPullDone, queries) = try await store.offPool { store in
                 let queries = DownloadQueryStore(store: store)
                 return (try store.pullState(name).firstPullDone, try queries.isPartial(name) ? try queries.states(collection: name) : nil)
@@ -28,7 +25,7 @@ extension SyncEngine {
             await status.update { $0.collections[name] = CollectionProgress(firstPullCompleted: firstPullDone) }
             try await store.offPool { try $0.markPulling(name) }
             if let queries {
-                for query in queries {
+                for query in queries where target.queries?.contains(query.name) ?? true {
                     await status.update { $0.downloadQueries[query.name] = CollectionProgress(firstPullCompleted: query.firstPullDone) }
                     guard try await pull(from: DownloadQuerySource(name: query.name, collection: name), pageSize: pageSize, into: &summary) else {
                         continue

@@ -7,6 +7,8 @@ struct SyncScope: Sendable, Hashable {
     var pull: Bool
     /// The collections to pull, in order; `nil` for all, by download phase.
     var collections: [String]?
+    /// For collections listed here, only these download queries are pulled (a download group naming queries).
+    var onlyQueries: [String: Set<String>] = [:]
 
     var kind: SyncKind { push && pull ? .sync : push ? .push : .pull }
 }
@@ -122,6 +124,7 @@ actor SyncEngine {
             try await refreshSchema()
             if scope.push {
                 await status.update { $0.phase = .pushing }
+                try await pushFileDeletions()
                 await beginUploadProgress()
                 try await push(into: &summary)
                 try stopIfCancelled(.upload)
@@ -129,7 +132,7 @@ actor SyncEngine {
             }
             if scope.pull {
                 await status.update { $0.phase = .pulling }
-                try await pull(scope.collections, into: &summary)
+                try await pull(scope.collections, onlyQueries: scope.onlyQueries, into: &summary)
                 await status.update { $0.lastDownload = configuration.wallClock.now() }
             }
             if scope.pull, scope.collections == nil, let client = owner.client {

@@ -21,6 +21,13 @@ struct FilesCommand: AsyncParsableCommand {
               cairn files download --store field.sqlite 0b5e... --output photo.jpg
             """,
         subcommands: [FilesUpload.self, FilesList.self, FilesDownload.self, FilesInfo.self, FilesDelete.self])
+
+    /// A record field given as COLLECTION/ID/FIELD.
+    static func attachment(_ text: String, option: String) throws -> FileAttachment {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { throw CLIError("\(option) takes COLLECTION/ID/FIELD") }
+        return FileAttachment(collection: parts[0], id: parts[1], field: parts[2])
+    }
 }
 
 struct FilesUpload: AsyncParsableCommand {
@@ -39,11 +46,10 @@ struct FilesUpload: AsyncParsableCommand {
         let client = try await options.open(connect: true)
         var target: FileAttachment?
         if let attach {
-            let parts = attach.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { throw CLIError("--attach takes COLLECTION/ID/FIELD") }
-            target = FileAttachment(collection: parts[0], id: parts[1], field: parts[2])
+            let parsed = try FilesCommand.attachment(attach, option: "--attach")
+            target = parsed
             // The record must be local: fetch the server's records first.
-            _ = try await CLIError.wrap("cannot sync before attaching") { try await client.pull([parts[0]]) }
+            _ = try await CLIError.wrap("cannot sync before attaching") { try await client.pull([parsed.collection]) }
         }
         let url = URL(fileURLWithPath: path)
         let localID = try CLIError.wrap("cannot queue \(path)") {
@@ -144,14 +150,33 @@ struct FilesInfo: AsyncParsableCommand {
 }
 
 struct FilesDelete: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a file on the server (its bytes are removed).")
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a file (its bytes are removed on the server), offline too.",
+        discussion: """
+            The deletion is queued in the local store with the patch that clears the record field (--detach), then
+            sent at once; offline it stays queued and the next `cairn sync` sends it. A file whose upload has not
+            completed is not sent at all: its upload is cancelled.
+            """)
 
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The file id.") var id: String
+    @Argument(help: "The file id (or the local id of an upload).") var id: String
+    @Option(name: .long, help: "Clear this record field: COLLECTION/ID/FIELD.") var detach: String?
 
     func run() async throws {
-        let client = try await options.open(connect: true)
-        let deleted = try await CLIError.wrap("cannot delete \(id)") { try await client.files.delete(id) }
-        print("deleted \(deleted.id) (\(deleted.name))")
+        let target = try detach.map { try FilesCommand.attachment($0, option: "--detach") }
+        let client = try await options.open(connect: false)
+        try await CLIError.wrap("cannot delete \(id)") { try await client.files.delete(id, detachFrom: target) }
+        do {
+            try await client.push()
+        } catch let error as CairnError where error.isRetryable {
+            print("queued the deletion of \(id); the next `cairn sync` sends it (\(error.message))")
+            return
+        } catch {
+            throw CLIError("queued the deletion of \(id), but the push failed: \(CLIError.describe(error))")
+        }
+        if let failed = try client.files.failedDeletions().first(where: { $0.id == id }) {
+            throw CLIError("the server refused to delete \(id): \(failed.error?.message ?? "") (\(failed.error?.code.rawValue ?? ""))")
+        }
+        print("deleted \(id)")
     }
 }

@@ -199,7 +199,9 @@ struct FileSyncTests {
         #expect(try await alice.files.retag(id, ["y"]).tags == ["y"])
         #expect(try await alice.files.setPublic(id, true).public)
         #expect(try await fixture.http.send(.GET, "/v1/public/files/\(id)").status == 200)
-        #expect(try await alice.files.delete(id).status == .deleted)
+        try await alice.files.delete(id)
+        try await alice.sync()
+        #expect(try await alice.files.metadata(id).status == .deleted)
         #expect(try await alice.files.search().isEmpty)
     }
 

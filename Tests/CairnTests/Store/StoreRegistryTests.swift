@@ -56,6 +56,7 @@ struct StoreRegistryTests {
             localID: "local-1", name: "a.jpg", contentType: "image/jpeg", size: 1, sha256: "", tags: [], isPublic: false, attachTo: nil,
             path: "uploads/local-1", createdAt: Date()))
         try store.cacheFile("f-1", path: "cache/f-1", size: 1, pinned: false)
+        _ = try store.queueFileDeletion("f-2", detachFrom: nil)
         try store.addIndex(.init(collection: "notes", kind: .fullText, fields: ["title"]))
         let cache = try JSONCache(writer: store.writer, scope: "s", name: "c", fields: [.string("a")])
         try cache.cache([["id": "e-1", "a": "x"]])

@@ -53,6 +53,11 @@ struct FileUploadTable: StoreTable {
         try Row.fetchOne(db, sql: "SELECT * FROM cairn_file_uploads WHERE local_id = ?", arguments: [localID]).map(FileUploadJob.init(row:))
     }
 
+    /// The job that made the server file `serverID`, if this device uploaded it.
+    func job(_ db: Database, serverID: String) throws -> FileUploadJob? {
+        try Row.fetchOne(db, sql: "SELECT * FROM cairn_file_uploads WHERE server_id = ?", arguments: [serverID]).map(FileUploadJob.init(row:))
+    }
+
     /// Jobs in `states`, oldest first.
     func jobs(_ db: Database, in states: [FileUploadState]) throws -> [FileUploadJob] {
         try Row.fetchAll(db, sql: """
