@@ -26,6 +26,10 @@ enum LocalMigrations {
             try FailedTable.addDetailsV4(db)
         }
         migrator.registerMigration("v5-sync-lease", migrate: SyncLeaseTable.createV5)
+        migrator.registerMigration("v6-change-sets") { db in
+            try QueueTable.addChangeSetsV6(db)
+            try FailedTable.addChangeSetsV6(db)
+        }
         return migrator
     }
 }

@@ -39,35 +39,25 @@ extension LocalStore {
         }
     }
 
-    /// Queues a failed operation again under a new opId (after the record's queued changes), with `data` replacing
-    /// its payload when given.
+    /// Queues a failed operation (a change set whole) again under a new opId (after the record's queued changes), with
+    /// `data` replacing its payload when given.
     func retryFailed(id: Int64, data: [String: JSONValue]?) throws {
         let date = now
         try writer.write { db in
             guard let operation = try failed.operation(db, id: id) else {
                 throw CairnError(.notFound, "no failed operation has id \(id)")
             }
-            let table = try table(operation.collection)
-            let payload = data ?? operation.data
-            if let payload, operation.kind != .patch {
-                do throws(ErrorBody) { try table.schema.validate(data: payload) } catch { throw CairnError(error.code, error.message) }
-            }
-            try failed.remove(db, id: id)
-            let base = try shadows.baseVersion(db, collection: operation.collection, id: operation.recordID) ?? nil
-            try queue.enqueue(db, collection: operation.collection, id: operation.recordID, QueueCombiner.Change(operation.kind, payload),
-                              base: base, combining: false, at: date)
-            try rebuildVisible(db, table: table, id: operation.recordID)
+            try requeue(db, operation, data: data, at: date)
         }
     }
 
-    /// Deletes a failed operation and recomputes its record without it.
+    /// Deletes a failed operation (a change set whole) and recomputes its record without it.
     func discardFailed(id: Int64) throws {
         try writer.write { db in
             guard let operation = try failed.operation(db, id: id) else {
                 throw CairnError(.notFound, "no failed operation has id \(id)")
             }
-            try failed.remove(db, id: id)
-            try rebuildVisible(db, table: try table(operation.collection), id: operation.recordID)
+            try discard(db, operation)
         }
     }
 }
