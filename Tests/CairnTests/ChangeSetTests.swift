@@ -289,5 +289,18 @@ struct UploadBytesTests {
         #expect(failed.first?.error.code == .payloadTooLarge)
         #expect(try alice.pendingOperations().isEmpty)
         #expect(try await ChangeSetTests.serverRecords(fixture, "notes").keys.sorted() == ["after", "before"])
+
+        // A change set this server finds too large cannot be split: it fails whole, as one entry.
+        try alice.discardFailed(try #require(failed.first).id)
+        try alice.writeChangeSet { set in
+            try set.patch("notes", id: "before", ["title": "edited"])
+            try set.save("notes", id: "huge", data: ["title": .string(String(repeating: "z", count: 50_000))])
+        }
+        let setSummary = try await alice.sync()
+        #expect(setSummary.failed == 2)
+        let entry = try #require(try alice.failedOperations().first)
+        #expect(try alice.failedOperations().count == 1)
+        #expect(entry.error.code == .payloadTooLarge && entry.changeSetOperations.count == 2)
+        #expect(try await ChangeSetTests.serverRecords(fixture, "notes")["before"] == ["title": "small"])
     }
 }

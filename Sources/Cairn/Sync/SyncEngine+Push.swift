@@ -31,6 +31,11 @@ extension SyncEngine {
             for (operation, result) in zip(batch, results) where result.status == .rejected || setFailed {
                 log.changeRefused(operation, result.setRefusal)
             }
+            if setFailed, let changeSet = batch.first?.changeSet,
+                let cause = results.lazy.map(\.setRefusal).first(where: { $0.code != .batchAborted })
+            {
+                log.changeSetRefused(changeSet, operations: batch.count, cause: cause)
+            }
             log.batchPushed(
                 operations: batch.count, applied: results.filter { $0.status == .applied }.count,
                 refused: results.filter { $0.status == .rejected }.count, conflicts: conflicts.count)
