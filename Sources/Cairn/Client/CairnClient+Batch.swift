@@ -61,9 +61,18 @@ extension CairnClient {
     /// ```
     @discardableResult
     public func writeBatch<T>(_ body: (BatchWriter) throws -> T) throws -> T {
+        try writeTogether(changeSet: nil, body)
+    }
+
+    /// Runs `body` with a writer in one store transaction, the writes in `changeSet` if given, then checks the set.
+    func writeTogether<T>(changeSet: String?, _ body: (BatchWriter) throws -> T) throws -> T {
         try checkOpen()
         do {
-            let result = try store.writer.write { db in try body(BatchWriter(store: store, db: db)) }
+            let result = try store.writer.write { db in
+                let result = try body(BatchWriter(store: store, db: db, changeSet: changeSet, excluded: configuration.syncTasks))
+                if let changeSet { try store.checkChangeSet(db, changeSet) }
+                return result
+            }
             noteLocalWrite()
             return result
         } catch let error as CairnError {

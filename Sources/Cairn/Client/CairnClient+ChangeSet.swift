@@ -24,20 +24,6 @@ extension CairnClient {
     /// are never uploaded.
     @discardableResult
     public func writeChangeSet<T>(_ body: (BatchWriter) throws -> T) throws -> T {
-        try checkOpen()
-        let changeSet = OperationID.make()
-        do {
-            let result = try store.writer.write { db in
-                let result = try body(BatchWriter(store: store, db: db, changeSet: changeSet, excluded: configuration.syncTasks))
-                try store.checkChangeSet(db, changeSet)
-                return result
-            }
-            noteLocalWrite()
-            return result
-        } catch let error as CairnError {
-            throw error
-        } catch {
-            throw CairnError.store(error)
-        }
+        try writeTogether(changeSet: OperationID.make(), body)
     }
 }
