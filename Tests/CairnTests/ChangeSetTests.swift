@@ -43,8 +43,8 @@ struct ChangeSetTests {
 
     /// alice with n1 and n2 synced, then a change set touching n1 and creating n3 with `priority` as a string, which the
     /// server's schema (grown meanwhile) refuses.
-    static func refusedSet(_ fixture: Fixture, network: SwitchableTransport) async throws -> CairnClient {
-        let alice = try await fixture.client("alice", network: network)
+    static func refusedSet(_ fixture: Fixture, network: SwitchableTransport, log: CapturedLog = CapturedLog()) async throws -> CairnClient {
+        let alice = try await fixture.client("alice", network: network) { $0.logger = log.logger() }
         try alice.save("notes", id: "n1", data: ["title": "one"])
         try alice.save("notes", id: "n2", data: ["title": "two"])
         try await alice.sync()
@@ -65,11 +65,15 @@ struct ChangeSetTests {
         defer { Task { await fixture.stop() } }
         let network = SwitchableTransport()
         let sent = SentBatches(network)
-        let alice = try await Self.refusedSet(fixture, network: network)
+        let log = CapturedLog()
+        let alice = try await Self.refusedSet(fixture, network: network, log: log)
 
         let summary = try await alice.sync()
         #expect(summary.failed == 3)
         #expect(summary.pushed == 0)
+        let logged = try #require(log.entries("change set refused").first)
+        #expect(logged.metadata["cairn.operations"] == "3" && logged.metadata["cairn.error"] == "validation_failed")
+        #expect(log.entries("change refused").count == 3)
         #expect(sent.batches.last?.atomic == true)
         #expect(sent.batches.last?.ids == ["n1", "n2", "n3"])
         // Nothing of the set reached the server.
