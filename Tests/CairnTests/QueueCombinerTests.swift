@@ -32,6 +32,16 @@ struct QueueCombinerTests {
         #expect(scalar == .replace(Change(.update, ["o": ["y": 1]])))
     }
 
+    @Test("changes fold into each other only within one change set, or outside any, and never after an upload began")
+    func changeSetEdges() {
+        #expect(QueueCombiner.mayCombine(queuedAttempts: 0, queuedChangeSet: nil, newChangeSet: nil))
+        #expect(QueueCombiner.mayCombine(queuedAttempts: 0, queuedChangeSet: "s1", newChangeSet: "s1"))
+        #expect(!QueueCombiner.mayCombine(queuedAttempts: 0, queuedChangeSet: "s1", newChangeSet: nil))
+        #expect(!QueueCombiner.mayCombine(queuedAttempts: 0, queuedChangeSet: nil, newChangeSet: "s1"))
+        #expect(!QueueCombiner.mayCombine(queuedAttempts: 0, queuedChangeSet: "s1", newChangeSet: "s2"))
+        #expect(!QueueCombiner.mayCombine(queuedAttempts: 1, queuedChangeSet: "s1", newChangeSet: "s1"))
+    }
+
     static let patchPairs: [(JSONValue, JSONValue)] = [
         (["o": ["x": 1]], ["o": ["y": nil]]),
         (["a": 1, "b": ["c": 2]], ["b": ["c": nil, "d": 3], "a": nil]),

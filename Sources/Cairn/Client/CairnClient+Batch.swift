@@ -2,33 +2,45 @@ import CairnProtocol
 import Foundation
 import GRDB
 
-/// Writes made inside ``CairnClient/writeBatch(_:)``: they commit to the local store together, or none do.
-/// Each is still uploaded as its own operation (the server may accept some and refuse others).
+/// Writes made inside ``CairnClient/writeBatch(_:)`` or ``CairnClient/writeChangeSet(_:)``: they commit to the local
+/// store together, or none do. In a batch each is uploaded as its own operation (the server may accept some and refuse
+/// others); in a change set they are uploaded together and the server applies all or none.
 public struct BatchWriter {
     let store: LocalStore
     let db: Database
+    /// The change set the writes belong to; `nil` in a plain batch.
+    var changeSet: String? = nil
+    /// Collections uploaded by the app's own sync tasks, which a change set may not hold.
+    var excluded: [String: any CollectionSyncTask] = [:]
+
+    private func write(_ collection: String, id: String, change: LocalChange) throws -> LocalRecord? {
+        if changeSet != nil, excluded[collection] != nil {
+            throw CairnError.invalid("\(collection) is uploaded by the app's sync task, so its changes cannot be part of a change set")
+        }
+        return try store.write(db, collection: collection, id: id, change: change, changeSet: changeSet)
+    }
 
     /// Creates a record; `already_exists` if the id is taken locally.
     @discardableResult
     public func create(_ collection: String, id: String, data: [String: JSONValue]) throws -> LocalRecord {
-        try store.write(db, collection: collection, id: id, change: .create(data))!
+        try write(collection, id: id, change: .create(data))!
     }
 
     /// Creates or fully replaces a record.
     @discardableResult
     public func save(_ collection: String, id: String, data: [String: JSONValue]) throws -> LocalRecord {
-        try store.write(db, collection: collection, id: id, change: .save(data))!
+        try write(collection, id: id, change: .save(data))!
     }
 
     /// Applies a JSON Merge Patch to a record.
     @discardableResult
     public func patch(_ collection: String, id: String, _ patch: [String: JSONValue]) throws -> LocalRecord {
-        try store.write(db, collection: collection, id: id, change: .patch(patch))!
+        try write(collection, id: id, change: .patch(patch))!
     }
 
     /// Deletes a record.
     public func delete(_ collection: String, id: String) throws {
-        _ = try store.write(db, collection: collection, id: id, change: .delete)
+        _ = try write(collection, id: id, change: .delete)
     }
 
     /// Encodes `value` and saves it as the record `id`.
@@ -39,7 +51,8 @@ public struct BatchWriter {
 }
 
 extension CairnClient {
-    /// Makes many local writes in one transaction: faster for imports, and all-or-nothing.
+    /// Makes many local writes in one transaction: faster for imports, and all-or-nothing on the device. Each is
+    /// uploaded on its own; for writes the server must apply all or none, use ``writeChangeSet(_:)``.
     ///
     /// ```swift
     /// try client.writeBatch { batch in
@@ -48,9 +61,18 @@ extension CairnClient {
     /// ```
     @discardableResult
     public func writeBatch<T>(_ body: (BatchWriter) throws -> T) throws -> T {
+        try writeTogether(changeSet: nil, body)
+    }
+
+    /// Runs `body` with a writer in one store transaction, the writes in `changeSet` if given, then checks the set.
+    func writeTogether<T>(changeSet: String?, _ body: (BatchWriter) throws -> T) throws -> T {
         try checkOpen()
         do {
-            let result = try store.writer.write { db in try body(BatchWriter(store: store, db: db)) }
+            let result = try store.writer.write { db in
+                let result = try body(BatchWriter(store: store, db: db, changeSet: changeSet, excluded: configuration.syncTasks))
+                if let changeSet { try store.checkChangeSet(db, changeSet) }
+                return result
+            }
             noteLocalWrite()
             return result
         } catch let error as CairnError {

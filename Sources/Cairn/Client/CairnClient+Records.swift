@@ -170,13 +170,15 @@ extension CairnClient {
         return try store.discardFailed(filter)
     }
 
-    /// Queues a failed operation again (with `data` replacing its payload when given).
+    /// Queues a failed operation again (with `data` replacing its payload when given); a change set's entry is queued
+    /// again whole, as one set.
     public func retryFailed(_ id: Int64, data: [String: JSONValue]? = nil) throws {
         try checkOpen()
         try store.retryFailed(id: id, data: data)
     }
 
-    /// Deletes a failed operation; its record shows the server's state again (with any other pending changes).
+    /// Deletes a failed operation (a change set's entry whole); its records show the server's state again (with any
+    /// other pending changes).
     public func discardFailed(_ id: Int64) throws {
         try checkOpen()
         try store.discardFailed(id: id)

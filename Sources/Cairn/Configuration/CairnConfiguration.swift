@@ -71,6 +71,10 @@ public struct CairnConfiguration: Sendable {
     public var userChange: UserChangePolicy = .refuse
     /// Operations per uploaded batch (1...1000).
     public var batchSize: Int = 500
+    /// The most bytes of encoded operations per uploaded batch (default 2 MiB, well under the server's 10 MiB limit on
+    /// a batch body): a batch ends before the operation that would pass it, so a few large records never make a
+    /// batch the server refuses. An operation larger than this goes alone; a change set goes whole.
+    public var batchBytes: Int = 2 << 20
     /// Records per downloaded page (1...10000).
     public var pageSize: Int = 5000
     /// How conflicts are settled (default: field-level merge, the server winning fields changed on both sides).

@@ -62,6 +62,15 @@ struct SyncLog: Sendable {
         ])
     }
 
+    /// The server applied none of a change set (its operations are logged as refused one by one too); the set is now
+    /// one entry of the failed list.
+    func changeSetRefused(_ changeSet: String, operations: Int, cause: ErrorBody) {
+        logger.warning("change set refused", metadata: [
+            "cairn.changeSet": "\(changeSet)", "cairn.operations": "\(operations)", "cairn.error": "\(cause.code.rawValue)",
+            "cairn.reason": "\(cause.message)",
+        ])
+    }
+
     /// The server refused a queued change; it is now in the failed list.
     func changeRefused(_ operation: PendingOperation, _ error: ErrorBody) {
         logger.warning("change refused", metadata: [

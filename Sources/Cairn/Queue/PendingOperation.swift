@@ -26,6 +26,9 @@ public struct PendingOperation: Sendable, Hashable, Identifiable {
     /// The `opId` of an earlier upload of the same record this one was made on top of; its base version is known
     /// once that upload is acknowledged.
     public var waitsFor: String?
+    /// The change set the operation belongs to (``CairnClient/writeChangeSet(_:)``), uploaded with the set's other
+    /// operations as one atomic batch; `nil` for a change on its own.
+    public var changeSet: String? = nil
 
     /// `Identifiable`: the operation's `opId`.
     public var id: String { opId }
@@ -37,11 +40,19 @@ public struct PendingOperation: Sendable, Hashable, Identifiable {
             order: SyncOperation.wireOrder, into: &bytes)
     }
 
-    /// The body of `POST .../batch` uploading `operations`, in order.
+    /// The bytes the operation takes in a batch body (its JSON and the comma before it).
+    var wireSize: Int {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity((dataText?.utf8.count ?? 0) + 200)
+        writeWireJSON(into: &bytes)
+        return bytes.count + 1
+    }
+
+    /// The body of `POST .../batch` uploading `operations`, in order: atomic when they are a change set.
     static func batchBody(_ operations: [PendingOperation]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(operations.count * 700)
-        BatchRequest.write(atomic: false, count: operations.count, into: &bytes) { index, bytes in
+        BatchRequest.write(atomic: operations.first?.changeSet != nil, count: operations.count, into: &bytes) { index, bytes in
             operations[index].writeWireJSON(into: &bytes)
         }
         return bytes
@@ -68,4 +79,11 @@ public struct FailedOperation: Sendable, Hashable, Identifiable {
     public var error: ErrorBody
     /// When the refusal was recorded (the configured wall clock).
     public var failedAt: Date
+    /// The change set the operation belonged to; `nil` for a change on its own. A set fails as one entry: this one
+    /// describes the operation that made it fail, and ``CairnClient/retryFailed(_:data:)`` and
+    /// ``CairnClient/discardFailed(_:)`` act on the whole set.
+    public var changeSet: String? = nil
+    /// For a change set, all its operations in their order, each with its own error (`batch_aborted` for those the
+    /// server would have applied); empty for a change on its own.
+    public var changeSetOperations: [FailedOperation] = []
 }

@@ -26,6 +26,14 @@ enum QueueCombiner {
         case append(Change)
     }
 
+    /// Whether a new change may fold into the record's newest queued change: only when that one was never uploaded
+    /// and both belong to the same change set, or both to none. A set's writes combine with each other; a change made
+    /// outside a set never folds into a set's operation (the set would upload it, all or nothing, as its own), and
+    /// a set's write never folds into an outside change (the set would lose it): either is queued after the other.
+    static func mayCombine(queuedAttempts: Int, queuedChangeSet: String?, newChangeSet: String?) -> Bool {
+        queuedAttempts == 0 && queuedChangeSet == newChangeSet
+    }
+
     /// Folds `new` into `queued` (a change never uploaded), or appends it when there is none.
     /// - Parameter localData: the record's data once `new` is applied locally: used when two patches cannot be
     ///   composed into one exactly (a patch that sets an object where the first patch set a scalar or removed it).

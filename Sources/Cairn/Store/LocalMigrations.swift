@@ -27,6 +27,10 @@ enum LocalMigrations {
         }
         migrator.registerMigration("v5-sync-lease", migrate: SyncLeaseTable.createV5)
         migrator.registerMigration("v6-file-deletions", migrate: FileDeletionTable.createV6)
+        migrator.registerMigration("v7-change-sets") { db in
+            try QueueTable.addChangeSetsV7(db)
+            try FailedTable.addChangeSetsV7(db)
+        }
         return migrator
     }
 }

@@ -3,20 +3,32 @@ import Foundation
 import GRDB
 
 extension LocalStore {
-    /// Up to `limit` queued changes ready to upload, at most one per record, oldest first; marks them attempted
-    /// (so they are never changed again and every retry sends the same operation).
+    /// The next batch of queued changes ready to upload, at most one per record, oldest first: up to `limit` changes
+    /// and `bytes` of encoded operations, or one change set whole (``QueueTable/takeReady(_:limit:bytes:after:)``);
+    /// marks them attempted (so they are never changed again and every retry sends the same operation).
     /// - Parameter after: take only positions after this one (the newest already in flight); older changes that
     ///   become ready meanwhile go in a later batch.
-    func takeBatch(limit: Int, after: Int64 = 0) throws -> [PendingOperation] {
-        try writeBookkeeping { db in try rewriteLocalFileIDs(db, try queue.takeReady(db, limit: limit, after: after)) }
+    func takeBatch(limit: Int, bytes: Int = .max, after: Int64 = 0) throws -> [PendingOperation] {
+        try writeBookkeeping { db in try rewriteLocalFileIDs(db, try queue.takeReady(db, limit: limit, bytes: bytes, after: after)) }
     }
 
     /// Records the server's answers: applied uploads leave the queue and move their records' base on, rejected ones
     /// move to the failed list; the changes queued on top of either are released. Returns the conflicts to resolve
     /// (their changes stay queued).
+    ///
+    /// A change set the server did not apply whole (an operation refused or in conflict: the atomic batch was rolled
+    /// back) moves to the failed list whole, as one entry, with no conflict to resolve: resolving one operation on
+    /// its own could drop it from the set.
     func recordAnswers(_ results: [ScannedResult], for operations: [PendingOperation]) throws -> [(PendingOperation, ServerRecord)] {
         let date = now
         return try writeBookkeeping { db in
+            if operations.first?.changeSet != nil, results.contains(where: { $0.status != .applied }) {
+                for (operation, result) in zip(operations, results) where result.status == .conflict {
+                    if let current = result.current { try noteServerState(db, operation, current) }
+                }
+                try fail(db, operations, errors: results.map(\.setRefusal), at: date)
+                return []
+            }
             var conflicts: [(PendingOperation, ServerRecord)] = []
             var applied: [(PendingOperation, ScannedResult)] = []
             var rejected: [QueueTable.Release] = []
@@ -25,10 +37,7 @@ extension LocalStore {
                 case .applied:
                     applied.append((operation, result))
                 case .rejected:
-                    try failed.add(db, operation, error: result.refusal, at: date)
-                    try queue.remove(db, sequence: operation.sequence)
-                    let base = try shadows.baseVersion(db, collection: operation.collection, id: operation.recordID) ?? nil
-                    rejected.append(QueueTable.Release(opId: operation.opId, baseVersion: base))
+                    rejected.append(try moveToFailed(db, operation, error: result.refusal, at: date))
                 case .conflict:
                     guard let current = result.current else { throw CairnError.badResponse("a conflict result carries no current state") }
                     conflicts.append((operation, current))
@@ -43,5 +52,39 @@ extension LocalStore {
             }
             return conflicts
         }
+    }
+
+    /// Moves uploads the server refused as a whole (a batch it would not take: `payload_too_large`) to the failed list.
+    func recordRefusal(_ error: ErrorBody, for operations: [PendingOperation]) throws {
+        let date = now
+        try writeBookkeeping { db in try fail(db, operations, errors: operations.map { _ in error }, at: date) }
+    }
+
+    /// Moves these uploads to the failed list with their errors, and releases what waited for them.
+    private func fail(_ db: Database, _ operations: [PendingOperation], errors: [ErrorBody], at date: Date) throws {
+        try queue.release(db, try zip(operations, errors).map { try moveToFailed(db, $0, error: $1, at: date) })
+    }
+
+    /// Moves one upload from the queue to the failed list; returns the release of what waited for it, which builds on
+    /// the record's base again.
+    private func moveToFailed(_ db: Database, _ operation: PendingOperation, error: ErrorBody, at date: Date) throws -> QueueTable.Release {
+        try failed.add(db, operation, error: error, at: date)
+        try queue.remove(db, sequence: operation.sequence)
+        let base = try shadows.baseVersion(db, collection: operation.collection, id: operation.recordID) ?? nil
+        return QueueTable.Release(opId: operation.opId, baseVersion: base)
+    }
+}
+
+extension ScannedResult {
+    /// Why an operation of a change set the server rolled back did not apply: its refusal, or for a conflict, a
+    /// `conflict` error naming the server's version.
+    var setRefusal: ErrorBody {
+        guard status == .conflict else { return refusal }
+        let version = current?.version
+        return ErrorBody(
+            code: .conflict,
+            message: "the record changed on the server\(version.map { " (now version \($0))" } ?? "") after the change was made; "
+                + "the change set was not applied",
+            details: version.map { ["version": .integer($0)] })
     }
 }

@@ -61,43 +61,30 @@ extension LocalStore {
         try rebuildVisible(db, table: try table(operation.collection), id: operation.recordID)
     }
 
-    /// Queues a failed operation again under a new opId (after the record's queued changes), with `data` replacing
-    /// its payload when given.
+    /// Queues a failed operation (a change set whole) again under a new opId (after the record's queued changes), with
+    /// `data` replacing its payload when given.
     func retryFailed(id: Int64, data: [String: JSONValue]?) throws {
         let date = now
         try writer.write { db in
             guard let operation = try failed.operation(db, id: id) else {
                 throw CairnError(.notFound, "no failed operation has id \(id)")
             }
-            try retry(db, operation, data: data, at: date)
+            try requeue(db, operation, data: data, at: date)
         }
     }
 
-    /// Queues again every failed operation `filter` selects, unchanged, in the order they were made, in one
-    /// transaction. Returns how many were queued.
+    /// Queues again every failed operation `filter` selects (each change set whole), unchanged, in the order they were
+    /// made, in one transaction. Returns how many entries were queued.
     func retryFailed(_ filter: OperationFilter) throws -> Int {
         let date = now
         return try writer.write { db in
-            let operations = try failures(db, filter).sorted { $0.id < $1.id }
-            for operation in operations { try retry(db, operation, data: nil, at: date) }
-            return operations.count
+            let entries = try failures(db, filter).sorted { $0.id < $1.id }
+            for entry in entries { try requeue(db, entry, data: nil, at: date) }
+            return entries.count
         }
     }
 
-    private func retry(_ db: Database, _ operation: FailedOperation, data: [String: JSONValue]?, at date: Date) throws {
-        let table = try table(operation.collection)
-        let payload = data ?? operation.data
-        if let payload, operation.kind != .patch {
-            do throws(ErrorBody) { try table.schema.validate(data: payload) } catch { throw CairnError(error.code, error.message) }
-        }
-        try failed.remove(db, id: operation.id)
-        let base = try shadows.baseVersion(db, collection: operation.collection, id: operation.recordID) ?? nil
-        try queue.enqueue(db, collection: operation.collection, id: operation.recordID, QueueCombiner.Change(operation.kind, payload),
-                          base: base, combining: false, at: date)
-        try rebuildVisible(db, table: table, id: operation.recordID)
-    }
-
-    /// Deletes a failed operation and recomputes its record without it.
+    /// Deletes a failed operation (a change set whole) and recomputes its record without it.
     func discardFailed(id: Int64) throws {
         try writer.write { db in
             guard let operation = try failed.operation(db, id: id) else {
@@ -107,17 +94,13 @@ extension LocalStore {
         }
     }
 
-    /// Deletes every failed operation `filter` selects, in one transaction. Returns how many were deleted.
+    /// Deletes every failed operation `filter` selects (each change set whole), in one transaction. Returns how many
+    /// entries were deleted.
     func discardFailed(_ filter: OperationFilter) throws -> Int {
         try writer.write { db in
             let operations = try failures(db, filter)
             for operation in operations { try discard(db, operation) }
             return operations.count
         }
-    }
-
-    private func discard(_ db: Database, _ operation: FailedOperation) throws {
-        try failed.remove(db, id: operation.id)
-        try rebuildVisible(db, table: try table(operation.collection), id: operation.recordID)
     }
 }

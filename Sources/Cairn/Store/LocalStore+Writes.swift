@@ -22,7 +22,8 @@ extension LocalStore {
     }
 
     /// Applies a local write inside the caller's transaction; returns the record as it now shows (`nil`: deleted).
-    func write(_ db: Database, collection name: String, id: String, change: LocalChange) throws -> LocalRecord? {
+    /// - Parameter changeSet: the change set the write belongs to (``CairnClient/writeChangeSet(_:)``), if any.
+    func write(_ db: Database, collection name: String, id: String, change: LocalChange, changeSet: String? = nil) throws -> LocalRecord? {
         let table = try self.table(name)
         guard Names.isValidID(id) else { throw CairnError.invalid("id \"\(id)\" must be 1-128 characters of [A-Za-z0-9_.:-]") }
         // Only a patch reads the row's data; the other writes need its versions alone.
@@ -67,7 +68,8 @@ extension LocalStore {
         // The server state these changes build on, kept until every change is uploaded.
         let base = try shadows.begin(db, table: table, id: id, row: current)
         let outcome = try queue.enqueue(
-            db, collection: name, id: id, QueueCombiner.Change(kind, payload), base: base, localData: newData ?? [:], combining: true, at: now)
+            db, collection: name, id: id, QueueCombiner.Change(kind, payload), base: base, localData: newData ?? [:], combining: true,
+            changeSet: changeSet, at: now)
 
         let version = current?.version ?? 0
         if let newData {

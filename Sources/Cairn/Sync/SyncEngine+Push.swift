@@ -3,30 +3,39 @@ import Foundation
 
 extension SyncEngine {
     /// Uploads the queue in batches until nothing is ready. Each batch's operations were marked attempted before
-    /// sending, so a retry after a lost response sends the very same operations with the same opIds.
+    /// sending, so a retry after a lost response sends the very same operations with the same opIds. A batch holds
+    /// at most ``CairnConfiguration/batchSize`` operations and ``CairnConfiguration/batchBytes`` bytes of them, or one
+    /// change set whole, sent as an atomic batch.
     func push(into summary: inout SyncSummary) async throws {
-        let batchSize = min(max(configuration.batchSize, 1), 1000)
+        let batchSize = min(max(configuration.batchSize, 1), BatchRequest.defaultMaximumOperations)
+        let batchBytes = max(configuration.batchBytes, 1)
         // Two batches in flight, and the next upload starts before the answers of the previous one are recorded,
         // so the server is never idle while the client writes.
         var inFlight: [(batch: [PendingOperation], upload: Task<[ScannedResult], any Error>)] = []
         defer { for entry in inFlight { entry.upload.cancel() } }
         while true {
             try Task.checkCancellation()
-            for batch in try await takeBatches(2 - inFlight.count, size: batchSize, after: inFlight.flatMap(\.batch)) {
-                inFlight.append((batch, Task { try await self.upload(batch) }))
+            for batch in try await takeBatches(2 - inFlight.count, size: batchSize, bytes: batchBytes, after: inFlight.flatMap(\.batch)) {
+                inFlight.append((batch, Task { try await self.uploadWithin(batch) }))
             }
             guard !inFlight.isEmpty else { return }
             let (batch, upload) = inFlight.removeFirst()
             let results = try await upload.value
-            for next in try await takeBatches(2 - inFlight.count, size: batchSize, after: inFlight.flatMap(\.batch) + batch) {
-                inFlight.append((next, Task { try await self.upload(next) }))
+            for next in try await takeBatches(2 - inFlight.count, size: batchSize, bytes: batchBytes, after: inFlight.flatMap(\.batch) + batch) {
+                inFlight.append((next, Task { try await self.uploadWithin(next) }))
             }
             let conflicts = try await store.offPool { try $0.recordAnswers(results, for: batch) }
             await noteUploadProgress(batch.count)
+            let setFailed = batch.first?.changeSet != nil && results.contains { $0.status != .applied }
             summary.pushed += results.filter { $0.status == .applied }.count
-            summary.failed += results.filter { $0.status == .rejected }.count
-            for (operation, result) in zip(batch, results) where result.status == .rejected {
-                log.changeRefused(operation, result.refusal)
+            summary.failed += setFailed ? batch.count : results.filter { $0.status == .rejected }.count
+            for (operation, result) in zip(batch, results) where result.status == .rejected || setFailed {
+                log.changeRefused(operation, result.setRefusal)
+            }
+            if setFailed, let changeSet = batch.first?.changeSet,
+                let cause = results.lazy.map(\.setRefusal).first(where: { $0.code != .batchAborted })
+            {
+                log.changeSetRefused(changeSet, operations: batch.count, cause: cause)
             }
             log.batchPushed(
                 operations: batch.count, applied: results.filter { $0.status == .applied }.count,
@@ -53,9 +62,26 @@ extension SyncEngine {
         }
     }
 
+    /// Uploads a batch. When the server finds it too large (`413`), its operations are sent again one at a time; a
+    /// change set cannot be split, and an operation too large on its own cannot be sent: they are refused with the
+    /// server's `payload_too_large` and go to the failed list, so they never block the queue.
+    nonisolated func uploadWithin(_ batch: [PendingOperation]) async throws -> [ScannedResult] {
+        do {
+            return try await upload(batch)
+        } catch let error as CairnError where error.httpStatus == 413 {
+            guard batch.count > 1, batch.first?.changeSet == nil else {
+                let refusal = ErrorBody(code: error.code, message: error.message, details: error.details)
+                return batch.map { ScannedResult(opId: $0.opId, status: .rejected, error: refusal) }
+            }
+            var results: [ScannedResult] = []
+            for operation in batch { results += try await uploadWithin([operation]) }
+            return results
+        }
+    }
+
     /// Takes up to `count` batches from the queue, newer than the operations `taken` (sent or being sent), in one
     /// turn on the store's queue.
-    private func takeBatches(_ count: Int, size: Int, after taken: [PendingOperation]) async throws -> [[PendingOperation]] {
+    private func takeBatches(_ count: Int, size: Int, bytes: Int, after taken: [PendingOperation]) async throws -> [[PendingOperation]] {
         // After cancelUpload() no batch is taken: those in flight are answered and recorded, then the push ends.
         guard count > 0, !isCancelled(.upload) else { return [] }
         let newest = taken.map(\.sequence).max() ?? 0
@@ -63,7 +89,7 @@ extension SyncEngine {
             var batches: [[PendingOperation]] = []
             var after = newest
             while batches.count < count {
-                let batch = try store.takeBatch(limit: size, after: after)
+                let batch = try store.takeBatch(limit: size, bytes: bytes, after: after)
                 guard let last = batch.map(\.sequence).max() else { break }
                 batches.append(batch)
                 after = last

@@ -69,6 +69,11 @@ public struct BatchRequest: Codable, Sendable {
         self.operations = operations
     }
 
+    /// The most operations a server takes in one batch unless configured otherwise.
+    public static let defaultMaximumOperations = 1000
+    /// The largest batch body, in bytes, a server takes unless configured otherwise (10 MiB).
+    public static let defaultMaximumBytes = 10 * 1024 * 1024
+
     /// The members of a batch object, in the order its writer puts them.
     package enum CodingKeys: String, CodingKey, CaseIterable, Sendable { case atomic, operations }
 

@@ -1,3 +1,4 @@
+import CairnProtocol
 import Foundation
 
 /// How a Cairn server runs. Every value has a default fit for production on one machine.
@@ -31,9 +32,9 @@ public struct ServerConfiguration: Sendable {
     /// The window of `maximumLoginFailures`, in seconds.
     public var loginFailureWindow: TimeInterval = 300
     /// Largest batch body, in bytes.
-    public var maximumBatchBytes: Int = 10 * 1024 * 1024
+    public var maximumBatchBytes: Int = BatchRequest.defaultMaximumBytes
     /// Most operations per batch.
-    public var maximumBatchOperations: Int = 1000
+    public var maximumBatchOperations: Int = BatchRequest.defaultMaximumOperations
     /// Seconds between keep-alive comments on live-notice streams.
     public var eventsHeartbeat: TimeInterval = 15
     /// The largest file a project takes, in bytes (default 1 GiB); `cairn admin limits` overrides it per project.

@@ -85,20 +85,40 @@ struct SyncCommand: AsyncParsableCommand {
 struct PutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "put",
-        abstract: "Create or replace a record in a local store, offline, and queue its upload.",
-        discussion: #"Example: cairn put --store field.sqlite notes n-1 '{"title": "Check exits", "done": false}'"#)
+        abstract: "Create or replace records in a local store, offline, and queue their upload.",
+        discussion: #"""
+            Example: cairn put --store field.sqlite notes n-1 '{"title": "Check exits", "done": false}'
+            More records of the collection follow as ID JSON pairs. With --atomic they are one change set, which the
+            server applies all or none (a refusal puts the whole set in the failed list as one entry):
+            cairn put --store field.sqlite --atomic notes n-1 '{"title": "a"}' n-2 '{"title": "b"}'
+            """#)
 
     @OptionGroup var options: StoreOptions
+    @Flag(help: "Queue the records as one change set: the server applies all of them or none.") var atomic = false
     @Argument(help: "The collection.") var collection: String
     @Argument(help: "The record id.") var id: String
     @Argument(help: "The record's data as a JSON object.") var json: String
+    @Argument(help: "More records of the collection, as ID JSON pairs.") var more: [String] = []
 
     func run() async throws {
-        let value = try CLIError.wrap("the data is not valid JSON") { try JSONValue(parsing: json) }
-        guard let data = value.objectValue else { throw CLIError("the data must be a JSON object") }
+        guard more.count.isMultiple(of: 2) else { throw CLIError("more records come as ID JSON pairs; \(more.last ?? "") has no data") }
+        var records = [(id, try Self.object(json, id: id))]
+        for index in stride(from: 0, to: more.count, by: 2) { records.append((more[index], try Self.object(more[index + 1], id: more[index]))) }
         let client = try await options.open(connect: false)
-        let record = try CLIError.wrap("cannot put \(collection)/\(id)") { try client.save(collection, id: id, data: data) }
-        print("saved \(collection)/\(record.id) locally; \(try client.pendingOperations().count) pending change(s) wait for sync")
+        let collection = collection
+        let write = { (writer: BatchWriter) throws in
+            for (id, data) in records { try writer.save(collection, id: id, data: data) }
+        }
+        let saved = records.count == 1 ? "\(collection)/\(id)" : "\(records.count) records of \(collection)"
+        try CLIError.wrap("cannot put \(saved)") { try atomic ? client.writeChangeSet(write) : client.writeBatch(write) }
+        print("saved \(saved) locally\(atomic ? " as one change set" : ""); \(try client.pendingOperations().count) pending change(s) wait for sync")
+    }
+
+    /// A record's data from its JSON text.
+    private static func object(_ json: String, id: String) throws -> [String: JSONValue] {
+        let value = try CLIError.wrap("the data of \(id) is not valid JSON") { try JSONValue(parsing: json) }
+        guard let data = value.objectValue else { throw CLIError("the data of \(id) must be a JSON object") }
+        return data
     }
 }
 

@@ -6,7 +6,7 @@ extension QueueTable {
     /// Selects queued changes with their attempt counts, in the column order `PendingOperation(row:)` reads; `q` is
     /// the queue. Append `WHERE`/`ORDER BY` clauses.
     static let selectSQL = """
-        SELECT q.seq, q.op_id, q.collection, q.record_id, q.op, q.base_version, q.data, coalesce(a.count, 0), q.created_at, q.waits_for
+        SELECT q.seq, q.op_id, q.collection, q.record_id, q.op, q.base_version, q.data, coalesce(a.count, 0), q.created_at, q.waits_for, q.change_set
         FROM cairn_queue AS q LEFT JOIN cairn_attempts AS a ON a.seq = q.seq
         """
 
@@ -20,6 +20,12 @@ extension QueueTable {
     func operations(_ db: Database, collection: String, id: String) throws -> [PendingOperation] {
         try Row.fetchAll(db.cachedStatement(sql: Self.selectSQL + " WHERE q.collection = ? AND q.record_id = ? ORDER BY q.seq"),
                          arguments: [collection, id]).map(PendingOperation.init(row:))
+    }
+
+    /// A change set's queued changes, in order.
+    func operations(_ db: Database, changeSet: String) throws -> [PendingOperation] {
+        try Row.fetchAll(db.cachedStatement(sql: Self.selectSQL + " WHERE q.change_set = ? ORDER BY q.seq"), arguments: [changeSet])
+            .map(PendingOperation.init(row:))
     }
 
     /// The queued change with this opId.
@@ -56,6 +62,6 @@ extension PendingOperation {
         self.init(
             sequence: row[0], opId: row[1], collection: row[2], recordID: row[3],
             kind: OperationKind(rawValue: opText) ?? .update, baseVersion: row[5], dataText: row[6],
-            attempts: row[7], createdAt: Date(timeIntervalSince1970: row[8]), waitsFor: row[9])
+            attempts: row[7], createdAt: Date(timeIntervalSince1970: row[8]), waitsFor: row[9], changeSet: row[10])
     }
 }

@@ -44,6 +44,14 @@ struct QueueTable: StoreTable {
             """)
     }
 
+    /// Migration v6: a queued change may belong to a change set, uploaded whole as one atomic batch.
+    static func addChangeSetsV7(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE cairn_queue ADD COLUMN change_set TEXT;
+            CREATE INDEX cairn_queue_change_set ON cairn_queue(change_set) WHERE change_set IS NOT NULL;
+            """)
+    }
+
     // MARK: The base-version rule
 
     /// The base version a queued change is uploaded with: a create has none; a change that waits for an earlier
@@ -59,18 +67,22 @@ struct QueueTable: StoreTable {
 
     /// Queues a change of a record in the caller's transaction, and says what happened to the queue.
     ///
-    /// With `combining`, the change is folded into the record's newest queued change when that one was never
-    /// attempted (``QueueCombiner``); otherwise it is appended after it, waiting for it (`waits_for`).
+    /// With `combining`, the change is folded into the record's newest queued change when
+    /// ``QueueCombiner/mayCombine(queuedAttempts:queuedChangeSet:newChangeSet:)`` allows it (never attempted, the
+    /// same change set or none); otherwise it is appended after it, waiting for it (`waits_for`).
     /// - Parameters:
     ///   - base: the server version the record's local changes were made on (the shadow's base version).
     ///   - localData: the record's data once the change is applied locally (for combining two patches).
+    ///   - changeSet: the change set the change belongs to, if any.
     @discardableResult
     func enqueue(
         _ db: Database, collection: String, id: String, _ change: QueueCombiner.Change, base: Int64?,
-        localData: [String: JSONValue] = [:], combining: Bool, at date: Date
+        localData: [String: JSONValue] = [:], combining: Bool, changeSet: String? = nil, at date: Date
     ) throws -> QueueCombiner.Outcome {
         let newest = try newest(db, collection: collection, id: id)
-        let combinable = combining ? newest.flatMap { $0.attempts == 0 ? $0 : nil } : nil
+        let combinable = combining ? newest.flatMap {
+            QueueCombiner.mayCombine(queuedAttempts: $0.attempts, queuedChangeSet: $0.changeSet, newChangeSet: changeSet) ? $0 : nil
+        } : nil
         let outcome = QueueCombiner.combine(combinable.map { QueueCombiner.Change($0.kind, $0.data) }, change, localData: localData)
         switch outcome {
         case .replace(let combined):
@@ -84,11 +96,11 @@ struct QueueTable: StoreTable {
         case .append(let appended):
             let waitsFor = newest?.opId
             try db.cachedStatement(sql: """
-                INSERT INTO cairn_queue (op_id, collection, record_id, op, base_version, data, created_at, waits_for)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO cairn_queue (op_id, collection, record_id, op, base_version, data, created_at, waits_for, change_set)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(arguments: [
                 OperationID.make(), collection, id, appended.kind.rawValue, Self.baseVersion(of: appended.kind, waitsFor: waitsFor, known: base),
-                jsonText(appended.data), date.timeIntervalSince1970, waitsFor,
+                jsonText(appended.data), date.timeIntervalSince1970, waitsFor, changeSet,
             ])
         }
         return outcome
@@ -142,20 +154,51 @@ struct QueueTable: StoreTable {
 
     // MARK: Uploading
 
-    /// Up to `limit` changes ready to upload (waiting for nothing, the oldest of their record), oldest first, after
-    /// position `after`; counts an attempt for each, so they are never changed again.
-    func takeReady(_ db: Database, limit: Int, after: Int64) throws -> [PendingOperation] {
+    /// The next batch ready to upload, after position `after`, and counts an attempt for each of its changes, so they
+    /// are never changed again. A change is ready when it waits for nothing and is the oldest of its record.
+    ///
+    /// A batch is either changes on their own, oldest first, at most `limit` of them and at most `bytes` of encoded
+    /// operations (a single larger change goes alone), or one change set, whole, whatever its size (the set was
+    /// checked against the server's limits when it was written): a set is never split nor mixed with other changes,
+    /// and waits until all its changes are ready.
+    func takeReady(_ db: Database, limit: Int, bytes: Int = .max, after: Int64) throws -> [PendingOperation] {
         let rows = try Row.fetchAll(db.cachedStatement(sql: Self.selectSQL + """
              WHERE q.seq > ? AND q.waits_for IS NULL
               AND q.seq = (SELECT min(seq) FROM cairn_queue WHERE collection = q.collection AND record_id = q.record_id)
             ORDER BY q.seq LIMIT ?
             """), arguments: [after, limit])
-        var operations = rows.map(PendingOperation.init(row:))
+        var operations: [PendingOperation] = []
+        var size = 0
+        var waitingSets: Set<String> = []
+        for operation in rows.lazy.map(PendingOperation.init(row:)) {
+            if let changeSet = operation.changeSet {
+                guard !waitingSets.contains(changeSet) else { continue }
+                guard let members = try readySet(db, changeSet) else {
+                    waitingSets.insert(changeSet)
+                    continue
+                }
+                if operations.isEmpty { operations = members }
+                break
+            }
+            let operationSize = operation.wireSize
+            if !operations.isEmpty, size + operationSize > bytes { break }
+            operations.append(operation)
+            size += operationSize
+        }
         try db.cachedStatement(sql: """
             INSERT INTO cairn_attempts (seq, count) SELECT value, 1 FROM json_each(?) WHERE true
             ON CONFLICT (seq) DO UPDATE SET count = count + 1
             """).execute(arguments: [JSONValue.array(operations.map { .integer($0.sequence) }).jsonText()])
         for index in operations.indices { operations[index].attempts += 1 }
         return operations
+    }
+
+    /// A change set's changes in order when every one of them is ready, else `nil`.
+    private func readySet(_ db: Database, _ changeSet: String) throws -> [PendingOperation]? {
+        let waiting = try Bool.fetchOne(db.cachedStatement(sql: """
+            SELECT EXISTS (SELECT 1 FROM cairn_queue AS q WHERE q.change_set = ? AND (q.waits_for IS NOT NULL
+                OR q.seq <> (SELECT min(seq) FROM cairn_queue WHERE collection = q.collection AND record_id = q.record_id)))
+            """), arguments: [changeSet]) ?? false
+        return waiting ? nil : try operations(db, changeSet: changeSet)
     }
 }
