@@ -5,6 +5,7 @@ a priority of 100 or more), starts `cairn serve` on a free port, and with two st
 - `cairn queue` lists pending changes filtered by collection and id, newest first and limited, and `--cancel`
   drops the selected ones (their records go, the rest syncs);
 - a change the server refuses lands in `cairn queue --failed`, and `--discard` removes it;
+- `cairn put --atomic` queues a change set the server applies all or none, one entry of the failed list;
 - `cairn query --collection ... --online` answers what the server holds now (another store's new records too), the
   same as the local query once the store has synced, and stores nothing;
 - the changes feed's first snapshot page carries `total` (checked with urllib).
@@ -102,6 +103,21 @@ def main():
         refused = subprocess.run([CAIRN, "queue", "--store", ana, "--retry"], capture_output=True, text=True)
         check(refused.returncode != 0 and "--failed" in refused.stderr, "--retry without --failed is refused with a reason",
               got=refused.stderr)
+
+        print("== cairn put --atomic: a change set the server applies all or none")
+        cairn("put", "--store", ana, "--atomic", "jobs", "s-1", json.dumps({"title": "fine", "priority": 1}),
+              "s-2", json.dumps({"title": "refused", "priority": 300}))
+        cairn("sync", "--store", ana)
+        failed = json_of("queue", "--store", ana, "--failed")["result"]["failed"]
+        check(len(failed) == 1, "the set is one entry of the failed list", got=failed)
+        online = json_of("query", "--store", ana, "--collection", "jobs", "--where",
+                         json.dumps({"field": "id", "op": "in", "value": ["s-1", "s-2"]}), "--online")
+        check(online["result"]["records"] == [], "and the server applied none of it (s-1 is not there either)", got=online)
+        check(json_of("queue", "--store", ana, "--failed", "--discard")["result"] == {"discarded": 1},
+              "--discard drops the set whole")
+        local = json_of("query", "--store", ana, "--collection", "jobs", "--where",
+                        json.dumps({"field": "id", "op": "in", "value": ["s-1", "s-2"]}))
+        check(local["result"]["records"] == [], "both records are gone locally too", got=local)
 
         print("== the feed's first snapshot page says how many records it holds")
         status, tokens = call(base, "POST", "/v1/auth/login", body={"username": "ana", "password": PASSWORD})
