@@ -164,7 +164,7 @@ let package = Package(
 )
 
 if appleEmulation {
-    for target in package.targets where !target.name.hasPrefix("CC") {
+    for target in package.targets where !target.name.hasPrefix("CC") && target.type != .plugin {
         target.swiftSettings = (target.swiftSettings ?? []) + [.define("CAIRN_APPLE_EMULATION")]
     }
 }
