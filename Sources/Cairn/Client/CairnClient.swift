@@ -193,9 +193,7 @@ public final class CairnClient: Sendable {
     }
 
     /// True when local changes or file deletions wait for upload (also after a crash or restart).
-    public var hasPendingUpload: Bool {
-        ((try? store.counts().pending) ?? 0) > 0 || !((try? store.fileDeletions(in: [.queued])) ?? []).isEmpty
-    }
+    public var hasPendingUpload: Bool { (try? store.hasPendingUpload()) ?? false }
 
     /// True when a download did not complete (interrupted, or a collection is new or changed).
     public var hasPendingDownload: Bool { (try? store.hasPendingDownload()) ?? false }

@@ -285,11 +285,3 @@ final class ProgressReporter: Sendable {
         }
     }
 }
-
-extension Duration {
-    /// The duration in seconds.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

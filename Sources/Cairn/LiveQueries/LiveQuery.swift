@@ -218,7 +218,10 @@ public enum LiveQueryDelivery: Sendable {
     var queue: DispatchQueue {
         switch self {
         case .mainActor: .main
-        case .immediate: DispatchQueue(label: "cairn.live-query")
+        case .immediate: Self.immediateQueue
         }
     }
+
+    /// Where ``immediate`` updates land: one serial queue for every live query.
+    private static let immediateQueue = DispatchQueue(label: "cairn.live-query")
 }

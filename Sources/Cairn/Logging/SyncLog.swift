@@ -113,6 +113,12 @@ struct SyncLog: Sendable {
 }
 
 extension Duration {
+    /// The duration in seconds.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
     /// Whole milliseconds, for log metadata.
     var milliseconds: Int64 {
         let (seconds, attoseconds) = components

@@ -69,7 +69,7 @@ extension CairnClient {
                 if let event = next {
                     machine.handle(event, at: elapsed())
                     if case .syncEnded(false) = event, let retryAt = machine.retryAt {
-                        SyncLog(configuration).syncRetryScheduled(failures: machine.failures, in: retryAt - elapsed())
+                        api.log.syncRetryScheduled(failures: machine.failures, in: retryAt - elapsed())
                     }
                 }
             }

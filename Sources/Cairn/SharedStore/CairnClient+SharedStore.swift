@@ -7,7 +7,7 @@ extension CairnClient {
     /// (and a gain the file uploads), and a loss stops the sync under way.
     func watchOtherProcesses() {
         guard let shared else { return }
-        _ = shared.watcher.listen { [weak self] in self?.otherProcessCommitted() }
+        shared.watcher.listen { [weak self] in self?.otherProcessCommitted() }
         shared.lease.onChange { [weak self] held in self?.syncLeaseChanged(held: held) }
     }
 

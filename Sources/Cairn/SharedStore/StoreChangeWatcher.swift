@@ -31,8 +31,7 @@ final class StoreChangeWatcher: Sendable {
         var holds = 0
         var poller: Task<Void, Never>?
         var lastVersion: Int?
-        var listeners: [UInt64: @Sendable () -> Void] = [:]
-        var nextListener: UInt64 = 0
+        var listeners: [@Sendable () -> Void] = []
         var stopped = false
     }
 
@@ -73,25 +72,14 @@ final class StoreChangeWatcher: Sendable {
         }
     }
 
-    /// Calls `listener` after each commit by another connection that a look finds; returns its id for
-    /// ``stopListening(_:)``.
-    func listen(_ listener: @escaping @Sendable () -> Void) -> UInt64 {
-        state.withLock { state in
-            state.nextListener += 1
-            state.listeners[state.nextListener] = listener
-            return state.nextListener
-        }
-    }
-
-    /// Forgets a listener.
-    func stopListening(_ id: UInt64) {
-        _ = state.withLock { $0.listeners.removeValue(forKey: id) }
+    /// Calls `listener` after each commit by another connection that a look finds.
+    func listen(_ listener: @escaping @Sendable () -> Void) {
+        state.withLock { $0.listeners.append(listener) }
     }
 
     /// Looks once: when another connection committed since the last look, notifies the observations and the
-    /// listeners, and returns true.
-    @discardableResult
-    func look() async -> Bool {
+    /// listeners.
+    func look() async {
         let changed = (try? await writer.writeWithoutTransaction { [self] db -> Bool in
             let version = try Int.fetchOne(db, sql: "PRAGMA data_version")
             let changed = self.state.withLock { state in
@@ -102,8 +90,7 @@ final class StoreChangeWatcher: Sendable {
             if changed { try db.inTransaction { try db.notifyChanges(in: .fullDatabase); return .commit } }
             return changed
         }) ?? false
-        if changed { for listener in state.withLock({ Array($0.listeners.values) }) { listener() } }
-        return changed
+        if changed { for listener in state.withLock({ $0.listeners }) { listener() } }
     }
 
     /// Stops polling for good (the store closes).
@@ -112,7 +99,7 @@ final class StoreChangeWatcher: Sendable {
             state.stopped = true
             state.poller?.cancel()
             state.poller = nil
-            state.listeners = [:]
+            state.listeners = []
         }
     }
 }

@@ -157,7 +157,7 @@ final class SyncLease: Sendable {
         if refused { throw CairnError(.cancelled, "The client is closed or the app is suspended: no sync starts now", isRetryable: true) }
         let now = wallClock.now()
         let claim = SyncLeaseTable.Holder(
-            id: id, pid: getpid(), host: Self.host, standing: standing, expiresAt: now.addingTimeInterval(Self.seconds(policy.leaseDuration)))
+            id: id, pid: getpid(), host: Self.host, standing: standing, expiresAt: now.addingTimeInterval(policy.leaseDuration.timeInterval))
         if let other = try writer.write({ db in try table.take(db, claim, now: now, isRunning: Self.isRunning) }) { return other }
         let (notify, handler) = state.withLock { state in
             defer {
@@ -176,10 +176,10 @@ final class SyncLease: Sendable {
     private func renewIfDue() {
         let now = wallClock.now()
         let (due, standing) = state.withLock { state in
-            (state.held && (state.renewedAt.map { now.timeIntervalSince($0) >= Self.seconds(policy.leaseDuration) / 3 } ?? true), state.standing)
+            (state.held && (state.renewedAt.map { now.timeIntervalSince($0) >= policy.leaseDuration.timeInterval / 3 } ?? true), state.standing)
         }
         guard due else { return }
-        let expiry = now.addingTimeInterval(Self.seconds(policy.leaseDuration))
+        let expiry = now.addingTimeInterval(policy.leaseDuration.timeInterval)
         // A failed write (the database busy past its timeout) is tried again at the next tick.
         guard let renewed = try? writer.write({ db in try table.renew(db, holder: id, standing: standing, until: expiry) }) else { return }
         let handler = state.withLock { state -> (@Sendable (Bool) -> Void)? in
@@ -240,8 +240,4 @@ final class SyncLease: Sendable {
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
         return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }()
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

@@ -36,7 +36,7 @@ public struct TransferEstimate: Sendable, Hashable {
     public init(done: Int, total: Int?, elapsed: Duration) {
         self.done = done
         self.total = total
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.timeInterval
         perSecond = done > 0 && seconds > 0 ? Double(done) / seconds : nil
     }
 }

@@ -28,6 +28,11 @@ extension LocalStore {
     }
 
     /// How many changes wait for upload, and how many uploads failed.
+    /// Whether a change or a file deletion waits for upload, in one read.
+    func hasPendingUpload() throws -> Bool {
+        try writer.read { db in try queue.count(db) > 0 || fileDeletions.hasQueued(db) }
+    }
+
     func counts() throws -> (pending: Int, failed: Int) {
         try writer.read { db in (try queue.count(db), try failed.count(db)) }
     }

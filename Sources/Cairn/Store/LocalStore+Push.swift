@@ -54,12 +54,6 @@ extension LocalStore {
         }
     }
 
-    /// Moves uploads the server refused as a whole (a batch it would not take: `payload_too_large`) to the failed list.
-    func recordRefusal(_ error: ErrorBody, for operations: [PendingOperation]) throws {
-        let date = now
-        try writeBookkeeping { db in try fail(db, operations, errors: operations.map { _ in error }, at: date) }
-    }
-
     /// Moves these uploads to the failed list with their errors, and releases what waited for them.
     private func fail(_ db: Database, _ operations: [PendingOperation], errors: [ErrorBody], at date: Date) throws {
         try queue.release(db, try zip(operations, errors).map { try moveToFailed(db, $0, error: $1, at: date) })

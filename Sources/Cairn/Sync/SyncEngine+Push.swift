@@ -27,8 +27,10 @@ extension SyncEngine {
             let conflicts = try await store.offPool { try $0.recordAnswers(results, for: batch) }
             await noteUploadProgress(batch.count)
             let setFailed = batch.first?.changeSet != nil && results.contains { $0.status != .applied }
-            summary.pushed += results.filter { $0.status == .applied }.count
-            summary.failed += setFailed ? batch.count : results.filter { $0.status == .rejected }.count
+            let applied = results.filter { $0.status == .applied }.count
+            let refused = results.filter { $0.status == .rejected }.count
+            summary.pushed += applied
+            summary.failed += setFailed ? batch.count : refused
             for (operation, result) in zip(batch, results) where result.status == .rejected || setFailed {
                 log.changeRefused(operation, result.setRefusal)
             }
@@ -37,9 +39,7 @@ extension SyncEngine {
             {
                 log.changeSetRefused(changeSet, operations: batch.count, cause: cause)
             }
-            log.batchPushed(
-                operations: batch.count, applied: results.filter { $0.status == .applied }.count,
-                refused: results.filter { $0.status == .rejected }.count, conflicts: conflicts.count)
+            log.batchPushed(operations: batch.count, applied: applied, refused: refused, conflicts: conflicts.count)
             for (operation, current) in conflicts {
                 let conflict = try await store.offPool { try $0.conflict(for: operation, current: current) }
                 let resolver = configuration.collectionResolvers[operation.collection] ?? configuration.conflictResolver
@@ -57,7 +57,6 @@ extension SyncEngine {
                 await status.emit(.conflictResolved(collection: operation.collection, id: operation.recordID, resolution: resolution.kind))
                 log.conflictResolved(collection: operation.collection, id: operation.recordID, resolution: resolution.kind)
             }
-            let applied = results.filter { $0.status == .applied }.count
             await status.update { $0.pendingUploads = max(0, $0.pendingUploads - applied) }
         }
     }

@@ -44,7 +44,7 @@ actor SyncEngine {
         self.api = api
         self.configuration = configuration
         self.status = status
-        self.log = SyncLog(configuration)
+        self.log = api.log
         self.lease = lease
     }
 

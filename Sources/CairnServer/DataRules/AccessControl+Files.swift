@@ -5,8 +5,12 @@ extension AccessControl {
     /// member bound by them may read a file only if it is public, the member uploaded it, or the member can read a
     /// live record whose `file` field holds it. A project without read rules lets every member read every file.
     func mayRead(_ file: StoredFile, _ caller: ProjectAccess) async throws -> Bool {
+        try await mayRead(file, caller, schema: try await schema(caller))
+    }
+
+    /// ``mayRead(_:_:)`` with the project's schema already read.
+    private func mayRead(_ file: StoredFile, _ caller: ProjectAccess, schema: Schema) async throws -> Bool {
         if caller.role == .admin || file.isPublic || file.createdBy == caller.user { return true }
-        let schema = try await schema(caller)
         guard schema.collections.contains(where: { $0.rules?.read != nil }) else { return true }
         return try await someLiveRecord(of: schema, holds: file, caller) { $0.read }
     }
@@ -28,11 +32,13 @@ extension AccessControl {
 
     /// The files among `ids` (of the caller's project) that the caller may not read; none for an unbound caller.
     func hiddenFiles(_ ids: [String], _ caller: ProjectAccess) async throws -> Set<String> {
-        guard caller.role != .admin, !ids.isEmpty, try await schema(caller).collections.contains(where: { $0.rules?.read != nil }) else { return [] }
+        guard caller.role != .admin, !ids.isEmpty else { return [] }
+        let schema = try await schema(caller)
+        guard schema.collections.contains(where: { $0.rules?.read != nil }) else { return [] }
         var hidden = Set<String>()
         for id in ids {
             guard let file = try await storage.file(id: id), file.project == caller.project else { continue }
-            if try await !mayRead(file, caller) { hidden.insert(id) }
+            if try await !mayRead(file, caller, schema: schema) { hidden.insert(id) }
         }
         return hidden
     }

@@ -34,8 +34,9 @@ enum RuleBinding {
             if case .array(let array) = value { values = array.filter { !$0.isNull } } else { values = [value] }
             guard values.count <= maximumInValues else { return .matchesNothing }
             // Small `in` groups under one `or`, so the SQL stays shallow whatever the claim's length.
-            let chunks = stride(from: 0, to: values.count, by: 32).map {
-                Filter.condition(field, .in, .array(Array(values[$0..<min($0 + 32, values.count)])))
+            let chunk = 32
+            let chunks = stride(from: 0, to: values.count, by: chunk).map {
+                Filter.condition(field, .in, .array(Array(values[$0..<min($0 + chunk, values.count)])))
             }
             condition = chunks.count == 1 ? chunks[0] : .or(chunks)
         }
@@ -43,7 +44,7 @@ enum RuleBinding {
     }
 
     /// The most values a claim may hold for `in`: a longer claim matches nothing (it would not fit in one statement).
-    static let maximumInValues = 1000
+    static var maximumInValues: Int { FilterSQL<SQLiteDialect>.maximumInValues }
 
     /// Whether the filter compiles against the collection: its values fit their fields' types.
     static func fits(_ filter: Filter, collection: CollectionSchema) -> Bool {

@@ -31,7 +31,7 @@ struct FailedTable: StoreTable {
         try db.execute(sql: "ALTER TABLE cairn_failed ADD COLUMN error_details TEXT")
     }
 
-    /// Migration v6: a failed upload may belong to a change set, which fails, retries and is discarded as one.
+    /// Migration v7: a failed upload may belong to a change set, which fails, retries and is discarded as one.
     static func addChangeSetsV7(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE cairn_failed ADD COLUMN change_set TEXT;
@@ -88,11 +88,6 @@ struct FailedTable: StoreTable {
             entries.append(entry)
         }
         return entries
-    }
-
-    /// The ids of a change set's failed operations.
-    func ids(_ db: Database, changeSet: String) throws -> [Int64] {
-        try Int64.fetchAll(db, sql: "SELECT id FROM cairn_failed WHERE change_set = ? ORDER BY id", arguments: [changeSet])
     }
 
     /// How many uploads failed; a change set counts once.

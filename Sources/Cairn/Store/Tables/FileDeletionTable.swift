@@ -37,6 +37,11 @@ struct FileDeletionTable: StoreTable {
     }
 
     /// Whether a deletion of `fileID` is queued or failed.
+    /// Whether a deletion waits to be sent.
+    func hasQueued(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM cairn_file_deletions WHERE state = 'queued')") ?? false
+    }
+
     func contains(_ db: Database, fileID: String) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT 1 FROM cairn_file_deletions WHERE file_id = ?", arguments: [fileID]) ?? false
     }

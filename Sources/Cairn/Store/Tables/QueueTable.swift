@@ -44,7 +44,7 @@ struct QueueTable: StoreTable {
             """)
     }
 
-    /// Migration v6: a queued change may belong to a change set, uploaded whole as one atomic batch.
+    /// Migration v7: a queued change may belong to a change set, uploaded whole as one atomic batch.
     static func addChangeSetsV7(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE cairn_queue ADD COLUMN change_set TEXT;
