@@ -50,9 +50,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
-        .target(name: "CairnProtocol", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(
+            name: "CairnProtocol",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                // gzip on the wire (zlib), for the SDK and the server alike.
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         // The filter language compiled to SQL, shared by the SDK's store and the server's storage (package access only).
         .target(name: "CairnSQL", dependencies: ["CairnProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
         // The page cipher's VFS under SQLite (C); its cryptography is in Cairn (Swift, swift-crypto).
@@ -102,9 +110,15 @@ let package = Package(
             ],
             resources: [.copy("Resources/openapi.json")]
         ),
+        // A TCP proxy that makes loopback behave like a slow network link (bandwidth, latency, dropped connections):
+        // CairnTesting exports it for tests, `cairn bench network` measures through it.
+        .target(
+            name: "CairnLinkShaping",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
         .target(
             name: "CairnTesting",
             dependencies: [
+                "CairnLinkShaping",
                 "Cairn",
                 "CairnServer",
                 "CairnProtocol",
@@ -127,6 +141,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // `cairn bench network` runs the sync through a shaped link.
+                "CairnLinkShaping",
             ]
         ),
         // Extracts the Swift code of README.md and the DocC catalogs at build time (see CairnDocSnippetTests).

@@ -26,6 +26,10 @@ public struct HTTPReply: Sendable {
     public func header(_ name: String) -> String? { headers.first(name: name) }
 }
 
+/// AsyncHTTPClient with its defaults, as a plain client: unlike `HTTPClient.shared` it neither asks for compressed
+/// answers nor decompresses them, so tests see the bytes the server sent. Kept for the life of the process.
+private let plainClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: HTTPClient.Configuration())
+
 /// A small HTTP client for tests and tools: JSON in, ``HTTPReply`` out, never throwing for HTTP statuses.
 public struct TestHTTPClient: Sendable {
     /// The server's root, such as `http://127.0.0.1:PORT`; request paths (`/v1/...`) are appended to it as text.
@@ -33,7 +37,8 @@ public struct TestHTTPClient: Sendable {
     /// The deadline of one request, after which ``send(_:_:token:json:body:headers:)`` throws (default 60 seconds).
     public var timeout: TimeAmount = .seconds(60)
 
-    /// A client for the server at `baseURL`, on AsyncHTTPClient's shared client.
+    /// A client for the server at `baseURL`, on one AsyncHTTPClient client shared by the process (which does not
+    /// decompress: send `Accept-Encoding: gzip` to get, and see, compressed answers).
     ///
     /// ```swift
     /// let http = TestHTTPClient(baseURL: server.baseURL)
@@ -42,7 +47,8 @@ public struct TestHTTPClient: Sendable {
     /// ```
     public init(baseURL: URL) { self.baseURL = baseURL }
 
-    /// Sends a request. `json` is encoded as the body; `body` sends raw bytes instead.
+    /// Sends a request. `json` is encoded as the body; `body` sends raw bytes instead (as JSON unless `headers` name
+    /// another `Content-Type`).
     public func send(
         _ method: HTTPMethod, _ path: String, token: String? = nil, json: JSONValue? = nil, body: Data? = nil,
         headers: [String: String] = [:]
@@ -55,10 +61,10 @@ public struct TestHTTPClient: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: json.jsonText()))
         } else if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
+            if !request.headers.contains(name: "Content-Type") { request.headers.add(name: "Content-Type", value: "application/json") }
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let response = try await plainClient.execute(request, timeout: timeout)
         let buffer = try await response.body.collect(upTo: 512 * 1024 * 1024)
         return HTTPReply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: buffer))
     }

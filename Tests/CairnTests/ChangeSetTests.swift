@@ -13,7 +13,10 @@ final class SentBatches: Sendable {
     /// Starts recording the batches `network` passes on.
     init(_ network: SwitchableTransport) {
         network.intercept { [self] request in
-            if request.url.path.hasSuffix("/batch"), let body = request.body, let value = try? JSONValue(parsing: [UInt8](body)) {
+            // Batches travel gzip-compressed once the server said it reads them.
+            if request.url.path.hasSuffix("/batch"), let sent = request.body,
+                let body = Gzip.isCompressed(sent) ? try? Gzip.decompress(sent, limit: 1 << 26) : sent,
+                let value = try? JSONValue(parsing: [UInt8](body)) {
                 self.bodies.withLock { $0.append(value) }
             }
             return nil

@@ -109,7 +109,7 @@ extension CairnClient {
         let api = RemoteAPI(
             baseURL: configuration.serverURL, project: configuration.project, transport: transport,
             auth: auth, retry: configuration.retry, timeout: configuration.requestTimeout, clock: configuration.clock,
-            clientID: { store.clientID }, log: log)
+            clientID: { store.clientID }, compression: WireCompression(enabled: configuration.compression), log: log)
         let client = CairnClient(configuration: configuration, store: store, api: api, auth: auth)
         await auth.bind(signIn: { try await api.login($0) }, refresh: { try await api.refresh($0) })
         return client

@@ -114,6 +114,10 @@ public struct CairnConfiguration: Sendable {
     public var sharedStore = SharedStorePolicy()
     /// How failed network calls are retried (also the scheduler's backoff between failed syncs).
     public var retry: RetryPolicy = RetryPolicy()
+    /// gzip on the wire (default true): the client asks for compressed answers (`Accept-Encoding: gzip`) and
+    /// compresses its uploads of changes once the server says it reads them. File bytes are never recompressed.
+    /// `false` sends and asks for plain JSON only.
+    public var compression = true
     /// The timeout of one HTTP request.
     public var requestTimeout: Duration = .seconds(30)
     /// How long a connection attempt may wait for an answer before the server counts as unreachable (default 10 s).

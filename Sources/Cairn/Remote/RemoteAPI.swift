@@ -12,6 +12,8 @@ struct RemoteAPI: Sendable {
     let timeout: Duration
     let clock: any Clock<Duration>
     let clientID: @Sendable () async -> String?
+    /// gzip on the wire: compressed answers asked for and read, bodies compressed when the server reads them.
+    var compression = WireCompression(enabled: true)
     /// Where retries are told.
     var log: SyncLog = .off
 
@@ -129,29 +131,35 @@ struct RemoteAPI: Sendable {
         if let id = await clientID() { allHeaders.append((CairnHeader.clientID, id)) }
         var token: String?
         if authorized { token = try await auth.token() }
-        for round in 0..<2 {
+        var refreshed = false
+        while true {
             var requestHeaders = allHeaders
             if let token { requestHeaders.append(("Authorization", "Bearer \(token)")) }
+            // JSON calls only: files move as they are.
+            let (sentBody, compressed) = transfer == nil ? compression.prepare(body: body, headers: &requestHeaders) : (body, false)
             var request = TransportRequest(
-                method: method, url: url(path), headers: requestHeaders, body: body, timeout: transfer?.timeout ?? timeout)
+                method: method, url: url(path), headers: requestHeaders, body: sentBody, timeout: transfer?.timeout ?? timeout)
             request.bodyFile = transfer?.upload
             request.progress = transfer?.progress
             request.received = transfer?.received
             request.downloadSealing = transfer?.sealing
-            let response: TransportResponse
+            var response: TransportResponse
             if let destination = transfer?.downloadTo {
                 response = try await transport.download(request, to: destination)
             } else {
                 response = try await transport.send(request)
             }
+            response = try compression.received(response, sentCompressed: compressed)
             if accept.contains(response.status) { return response }
-            if response.status == 401, authorized, round == 0, let refused = token {
+            // The server does not read compressed bodies after all: it is now known, and the body goes plain.
+            if WireCompression.refusedCompression(response, sentCompressed: compressed) { continue }
+            if response.status == 401, authorized, !refreshed, let refused = token {
+                refreshed = true
                 token = try await auth.refused(refused)
                 continue
             }
             throw CairnError.server(status: response.status, body: response.body)
         }
-        throw CairnError(.unauthorized, "The server refused the credentials")
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ response: TransportResponse) throws -> T {

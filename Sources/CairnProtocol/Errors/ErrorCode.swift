@@ -48,6 +48,8 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     public static let cursorExpired: ErrorCode = "cursor_expired"
     /// The body is larger than allowed, or a batch has too many operations.
     public static let payloadTooLarge: ErrorCode = "payload_too_large"
+    /// The body's `Content-Encoding` is one the server does not read (it names those it does in `Accept-Encoding`).
+    public static let unsupportedMediaType: ErrorCode = "unsupported_media_type"
     /// The input has the wrong shape or a value does not fit the schema.
     public static let validationFailed: ErrorCode = "validation_failed"
     /// Too many requests (or failed logins); retry later.

@@ -84,6 +84,7 @@ extension APIError {
             headers[.wwwAuthenticate] = "Bearer"
         case .invalidCredentials: status = .unauthorized
         case .payloadTooLarge: status = .contentTooLarge
+        case .unsupportedMediaType: status = .unsupportedMediaType
         case .rateLimited:
             status = .tooManyRequests
             if let seconds = body.details?["retryAfter"]?.integerValue { headers[.retryAfter] = "\(seconds)" }

@@ -49,6 +49,10 @@ public struct ServerConfiguration: Sendable {
     /// default) accepts Cairn's tokens only.
     public var identityProvider: IdentityProviderConfiguration?
 
+    /// gzip on the wire (the default): JSON answers are compressed for clients that send `Accept-Encoding: gzip`, and
+    /// compressed JSON request bodies are read. `false` answers plain JSON and refuses compressed bodies with `415`.
+    public var wireCompression = true
+
     /// When an acknowledged write is safe: `.full` (the default) waits for the disk at every commit.
     public var durability: CommitDurability = .full
 

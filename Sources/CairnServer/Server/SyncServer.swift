@@ -79,6 +79,7 @@ public final class SyncServer: Sendable {
         let router = Router(context: CairnRequestContext.self)
         router.add(middleware: RequestLogMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware(storage: storage))
+        router.add(middleware: WireCompressionMiddleware(enabled: configuration.wireCompression, maximumBodyBytes: configuration.maximumBatchBytes))
         router.addRoutes(MetaRoutes(storage: storage, metrics: metrics).collection)
         router.addRoutes(
             AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock,

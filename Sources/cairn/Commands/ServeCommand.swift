@@ -14,7 +14,7 @@ struct ServeCommand: AsyncParsableCommand {
 
             Every option can also come from the environment: CAIRN_DATA, CAIRN_POSTGRES_URL, CAIRN_HOST, CAIRN_PORT,
             CAIRN_TOMBSTONE_DAYS, CAIRN_PURGE_INTERVAL, CAIRN_ACCESS_TOKEN_MINUTES, CAIRN_LOG_LEVEL, CAIRN_DURABILITY,
-            CAIRN_JWKS, CAIRN_JWT_ISSUER, CAIRN_JWT_AUDIENCE, CAIRN_JWT_ROLES_CLAIM. A flag wins over its variable.
+            CAIRN_COMPRESSION, CAIRN_JWKS, CAIRN_JWT_ISSUER, CAIRN_JWT_AUDIENCE, CAIRN_JWT_ROLES_CLAIM. A flag wins over its variable.
 
             With --jwks (and --jwt-issuer, --jwt-audience), users may also sign in with their company's identity
             provider: requests carry its JWT as `Authorization: Bearer <JWT>`, beside Cairn's own tokens.
@@ -60,6 +60,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
+        help: "gzip: compress JSON answers for clients that accept it and read compressed JSON bodies; off: plain JSON only, compressed bodies refused with 415 (CAIRN_COMPRESSION; default gzip).")
+    var compression: String?
+
+    @Option(
+        name: .long,
         help: "The identity provider's signing keys, a JWKS at an http(s) URL (cached, fetched again on an unknown kid) or in a file read at start (CAIRN_JWKS). Needs --jwt-issuer and --jwt-audience.")
     var jwks: String?
 
@@ -85,6 +90,7 @@ struct ServeCommand: AsyncParsableCommand {
         var accessTokenMinutes: Double
         var logLevel: Logger.Level
         var durability: CommitDurability
+        var wireCompression: Bool
         var identityProvider: IdentityProviderConfiguration?
     }
 
@@ -97,6 +103,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let level = try value(logLevel, "CAIRN_LOG_LEVEL", "info")
         let mode = try value(durability, "CAIRN_DURABILITY", "full")
+        let coding = try value(compression, "CAIRN_COMPRESSION", "gzip")
+        guard coding == "gzip" || coding == "off" else { throw ValidationError("compression is gzip or off, not \(coding)") }
         let settings = Settings(
             data: try value(data, "CAIRN_DATA", "./cairn-data"),
             postgres: PostgresDatabase.url(postgres, environment: environment),
@@ -105,6 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
             accessTokenMinutes: try value(accessTokenMinutes, "CAIRN_ACCESS_TOKEN_MINUTES", 15),
             logLevel: try Logger.Level(rawValue: level).orThrow(ValidationError("log level \(level) is not a level")),
             durability: try CommitDurability(rawValue: mode).orThrow(ValidationError("durability is full or normal, not \(mode)")),
+            wireCompression: coding == "gzip",
             identityProvider: try identityProvider(value))
         guard (0...65535).contains(settings.port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard settings.tombstoneDays > 0 else { throw ValidationError("tombstone days must be positive") }
@@ -140,6 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.purgeInterval = settings.purgeInterval
         configuration.accessTokenLifetime = settings.accessTokenMinutes * 60
         configuration.durability = settings.durability
+        configuration.wireCompression = settings.wireCompression
         configuration.postgresURL = settings.postgres
         configuration.identityProvider = settings.identityProvider
         var logger = Logger(label: "cairn.server")

@@ -1,0 +1,117 @@
+import CompressNIO
+import Foundation
+import NIOCore
+
+/// gzip (RFC 1952) through zlib, for JSON bodies on the wire: the server compresses answers for clients that accept
+/// it and reads compressed request bodies; the SDK does the reverse. File bytes are never recompressed.
+///
+/// ```swift
+/// let packed = try Gzip.compress(Data(json.utf8))
+/// let json = try Gzip.decompress(packed, limit: 10 << 20)   // GzipError.tooLarge past 10 MB
+/// ```
+public enum Gzip {
+    /// zlib's level 3: on JSON pages about as fast as level 1 and within a few percent of level 6's size, so
+    /// compressing keeps up with a pull on loopback while slow links get most of the saving.
+    static let configuration = ZlibConfiguration(compressionLevel: 3)
+
+    /// Bodies smaller than this are sent as they are: the gzip frame and the CPU would cost more than they save.
+    public static let smallestWorthCompressing = 1024
+
+    /// True when `bytes` start with gzip's two magic bytes (`1f 8b`); JSON text never does.
+    public static func isCompressed(_ bytes: Data) -> Bool {
+        bytes.count >= 2 && bytes[bytes.startIndex] == 0x1f && bytes[bytes.startIndex + 1] == 0x8b
+    }
+
+    /// The gzip stream of `data`.
+    public static func compress(_ data: Data) throws(GzipError) -> Data {
+        var buffer = ByteBuffer(bytes: data)
+        return Data(try compress(&buffer).readableBytesView)
+    }
+
+    /// The gzip stream of the readable bytes of `buffer` (which it consumes).
+    public static func compress(_ buffer: inout ByteBuffer) throws(GzipError) -> ByteBuffer {
+        do {
+            return try buffer.compress(with: .gzip(configuration: configuration))
+        } catch {
+            throw .corrupt
+        }
+    }
+
+    /// The bytes a gzip stream holds, refusing to produce more than `limit`: a small body that would expand past it
+    /// (a compression bomb) stops there with ``GzipError/tooLarge`` rather than filling memory.
+    public static func decompress(_ data: Data, limit: Int) throws(GzipError) -> Data {
+        var buffer = ByteBuffer(bytes: data)
+        return Data(try decompress(&buffer, limit: limit).readableBytesView)
+    }
+
+    /// ``decompress(_:limit:)-(Data,_)`` on the readable bytes of `buffer` (which it consumes).
+    public static func decompress(_ buffer: inout ByteBuffer, limit: Int) throws(GzipError) -> ByteBuffer {
+        do {
+            // compress-nio refuses once the output reaches its maximum: one byte more than allowed tells "too large".
+            let output = try buffer.decompress(with: .gzip(), maxSize: limit == .max ? limit : limit + 1)
+            guard output.readableBytes <= limit else { throw GzipError.tooLarge(limit: limit) }
+            return output
+        } catch let error as GzipError {
+            throw error
+        } catch let error as CompressNIOError where error == .bufferOverflow {
+            throw .tooLarge(limit: limit)
+        } catch {
+            throw .corrupt
+        }
+    }
+}
+
+/// Compresses a body that arrives in chunks into one gzip stream, chunk by chunk (a server's streamed answer).
+public final class GzipStream {
+    private let compressor: any NIOCompressor
+
+    /// Starts a stream.
+    public init() throws(GzipError) {
+        compressor = CompressionAlgorithm.gzip(configuration: Gzip.configuration).compressor
+        do { try compressor.startStream() } catch { throw .corrupt }
+    }
+
+    /// The compressed bytes for `chunk`, flushed so that a reader can decompress everything sent so far.
+    public func compress(_ chunk: inout ByteBuffer) throws(GzipError) -> ByteBuffer {
+        do {
+            return try chunk.compressStream(with: compressor, flush: .sync)
+        } catch {
+            throw .corrupt
+        }
+    }
+
+    /// The stream's last bytes (its end and checksum); the stream cannot be used after.
+    public func finish() throws(GzipError) -> ByteBuffer {
+        var output = ByteBuffer()
+        output.reserveCapacity(64)
+        do {
+            while true {
+                do {
+                    try compressor.finishDeflate(to: &output)
+                    break
+                } catch let error as CompressNIOError where error == .bufferOverflow {
+                    output.reserveCapacity(output.capacity * 2)
+                }
+            }
+            try compressor.finishStream()
+        } catch {
+            throw .corrupt
+        }
+        return output
+    }
+}
+
+/// Why a gzip body could not be read.
+public enum GzipError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// It would expand past `limit` bytes.
+    case tooLarge(limit: Int)
+    /// It is not a complete gzip stream.
+    case corrupt
+
+    public var description: String {
+        switch self {
+        case .tooLarge(let limit): "the compressed body expands past \(limit) bytes"
+        case .corrupt: "the body is not valid gzip"
+        }
+    }
+}

@@ -1,0 +1,234 @@
+"""A first sync measured from outside: bytes on the wire, time beside plain SQLite, and the client's peak memory.
+
+Python's standard library only. It sets up a project of the bench's records (about 500 bytes each) with `cairn admin`,
+starts `cairn serve`, creates --records records over plain HTTP, then runs `cairn sync` into a fresh store through a
+byte-counting TCP proxy of its own, under `/usr/bin/time -v`. In the same run, plain SQLite (Python's `sqlite3`, WAL,
+`synchronous=FULL`, `executemany` in one transaction) inserts the same rows: typed columns and the whole JSON.
+
+It checks that:
+- the sync brings every record (the store's count, through `cairn query`);
+- the bytes the server sent are at most 0.25x the same pages as plain JSON (fetched once without `Accept-Encoding`);
+- the client's peak resident memory is under 64 MB;
+and prints the sync's rate as a ratio to the SQLite rate measured beside it.
+
+Usage: python3 scripts/outside/network.py [path/to/cairn] [--records N] [--json]
+(default cairn: $CAIRN, else .build/release/cairn, else .build/debug/cairn; default 100000 records)
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+from live_server import call, check, serve
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PASSWORD = "an outside password"
+FIELDS = [("title", "string"), ("body", "string"), ("count", "integer"), ("score", "number"), ("done", "boolean"),
+          ("due", "datetime"), ("tags", "json")]
+SCHEMA = {"collections": [{"name": "items", "conflictPolicy": "merge-fields",
+                           "fields": [{"name": name, "type": kind} for name, kind in FIELDS]}]}
+
+
+def arguments():
+    args = sys.argv[1:]
+    records, as_json, cairn = 100_000, False, None
+    while args:
+        arg = args.pop(0)
+        if arg == "--records":
+            records = int(args.pop(0))
+        elif arg == "--json":
+            as_json = True
+        else:
+            cairn = arg
+    if cairn is None:
+        cairn = os.environ.get("CAIRN")
+    if cairn is None:
+        release = os.path.join(ROOT, ".build", "release", "cairn")
+        cairn = release if os.path.exists(release) else os.path.join(ROOT, ".build", "debug", "cairn")
+    return cairn, records, as_json
+
+
+def record(index):
+    """The bench's record (`cairn bench`): about 500 bytes of JSON."""
+    return {"title": "Inspection %d at site %d" % (index, index % 97),
+            "body": "Checked the equipment, the exits and the logbook. " * 7,
+            "count": index, "score": (index % 1000) / 10, "done": index % 2 == 0,
+            "due": "2026-11-22T10:00:00.000Z", "tags": ["field", "bench", "batch-%d" % (index // 1000)]}
+
+
+class CountingProxy:
+    """A TCP proxy on a free loopback port that counts the bytes each way."""
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.upstream = 0  # client -> server
+        self.downstream = 0  # server -> client
+        self.lock = threading.Lock()
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.target_port))
+            threading.Thread(target=self.pump, args=(client, server, "upstream"), daemon=True).start()
+            threading.Thread(target=self.pump, args=(server, client, "downstream"), daemon=True).start()
+
+    def pump(self, source, sink, direction):
+        try:
+            while True:
+                chunk = source.recv(65536)
+                if not chunk:
+                    break
+                with self.lock:
+                    setattr(self, direction, getattr(self, direction) + len(chunk))
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self):
+        self.listener.close()
+
+
+def push(base, token, records):
+    """Creates the records over plain HTTP in batches of 1000."""
+    for start in range(0, records, 1000):
+        operations = [{"opId": "op-%d" % index, "collection": "items", "id": "item-%d" % index, "op": "create",
+                       "data": record(index)} for index in range(start, min(start + 1000, records))]
+        status, answer = call(base, "POST", "/v1/projects/bench/batch", bearer=token, body={"operations": operations})
+        if status != 200 or any(result["status"] != "applied" for result in answer["results"]):
+            raise SystemExit("FAILED: the records could not be created (%s)" % status)
+
+
+def plain_json_bytes(base, token):
+    """The bytes of every snapshot page (pages of 5000, the SDK's default) as plain JSON: no Accept-Encoding."""
+    total, cursor = 0, None
+    while True:
+        path = "/v1/projects/bench/collections/items/changes?limit=5000" + ("&since=" + cursor if cursor else "")
+        request = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + token})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            check_plain = response.headers.get("Content-Encoding") is None
+            body = response.read()
+        if not check_plain:
+            raise SystemExit("FAILED: a request without Accept-Encoding got a compressed answer")
+        total += len(body)
+        page = json.loads(body)
+        if not page["hasMore"]:
+            return total
+        cursor = urllib.parse.quote(page["cursor"])
+
+
+def sqlite_floor(directory, records):
+    """Plain SQLite inserting the same rows (typed columns and the JSON) in one transaction: rows per second."""
+    path = os.path.join(directory, "floor.sqlite")
+    database = sqlite3.connect(path, isolation_level=None)
+    database.execute("PRAGMA journal_mode=WAL")
+    database.execute("PRAGMA synchronous=FULL")
+    database.execute("CREATE TABLE items (id TEXT PRIMARY KEY, version INTEGER, title TEXT, body TEXT, count INTEGER, "
+                     "score REAL, done INTEGER, due TEXT, tags TEXT, data TEXT)")
+    rows = []
+    for index in range(records):
+        data = record(index)
+        rows.append(("item-%d" % index, index + 1, data["title"], data["body"], data["count"], data["score"],
+                     int(data["done"]), data["due"], json.dumps(data["tags"]), json.dumps(data)))
+    start = time.monotonic()
+    database.execute("BEGIN")
+    database.executemany("INSERT INTO items VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+    database.execute("COMMIT")
+    seconds = time.monotonic() - start
+    database.close()
+    return records / seconds
+
+
+def main():
+    cairn_path, records, as_json = arguments()
+    if not os.path.exists(cairn_path):
+        raise SystemExit("FAILED: no cairn binary at %s (build it, or pass its path)" % cairn_path)
+    work = tempfile.mkdtemp(prefix="cairn-network-")
+    server = proxy = None
+    try:
+        data = os.path.join(work, "data")
+
+        def cairn(*args):
+            done = subprocess.run([cairn_path] + list(args), capture_output=True, text=True, timeout=600,
+                                  env=dict(os.environ, CAIRN_PASSWORD=PASSWORD))
+            if done.returncode != 0:
+                raise SystemExit("FAILED: cairn %s exited %d:\n%s%s" % (" ".join(args), done.returncode, done.stdout, done.stderr))
+            return done.stdout
+
+        cairn("admin", "--data", data, "add-project", "bench")
+        cairn("admin", "--data", data, "add-user", "field", "--password", PASSWORD)
+        cairn("admin", "--data", data, "grant", "field", "--project", "bench", "--role", "writer")
+        schema_path = os.path.join(work, "schema.json")
+        with open(schema_path, "w") as file:
+            json.dump(SCHEMA, file)
+        cairn("admin", "--data", data, "set-schema", "--project", "bench", schema_path)
+        server, base = serve(cairn_path, work, data)
+        status, answer = call(base, "POST", "/v1/auth/login", body={"username": "field", "password": PASSWORD})
+        check(status == 200, "signed in over plain HTTP", 200, status)
+        token = answer["accessToken"]
+        print("creating %d records over plain HTTP" % records)
+        push(base, token, records)
+        plain = plain_json_bytes(base, token)
+        print("the snapshot as plain JSON: %d bytes" % plain)
+
+        proxy = CountingProxy(int(base.rsplit(":", 1)[1]))
+        store = os.path.join(work, "field.sqlite")
+        start = time.monotonic()
+        timed = subprocess.run(["/usr/bin/time", "-v", cairn_path, "sync", "--store", store, "--server",
+                                "http://127.0.0.1:%d" % proxy.port, "--project", "bench", "--user", "field"],
+                               capture_output=True, text=True, timeout=1800, env=dict(os.environ, CAIRN_PASSWORD=PASSWORD))
+        seconds = time.monotonic() - start
+        if timed.returncode != 0:
+            raise SystemExit("FAILED: cairn sync exited %d:\n%s%s" % (timed.returncode, timed.stdout, timed.stderr))
+        peak_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", timed.stderr).group(1))
+        counted = cairn("query", "--store", store, "--collection", "items", "--count").strip().splitlines()[-1]
+        floor = sqlite_floor(work, records)
+        rate = records / seconds
+        figures = {"records": records, "plainJSONBytes": plain, "bytesFromServer": proxy.downstream,
+                   "bytesToServer": proxy.upstream, "wireToPlainRatio": round(proxy.downstream / plain, 3),
+                   "syncSeconds": round(seconds, 2), "syncRecordsPerSecond": round(rate),
+                   "sqliteRowsPerSecond": round(floor), "syncToSQLiteRatio": round(rate / floor, 3),
+                   "clientPeakRSSBytes": peak_kb * 1024}
+        print("cairn sync: %d records in %.2f s (%.0f records/s); plain SQLite beside it: %.0f rows/s; ratio %.2f"
+              % (records, seconds, rate, floor, rate / floor))
+        print("bytes from the server: %d (%.3f of the plain JSON); bytes to it: %d"
+              % (proxy.downstream, proxy.downstream / plain, proxy.upstream))
+        print("client peak memory: %.1f MB" % (peak_kb / 1024))
+        check(str(records) in counted, "the store holds every record", records, counted)
+        check(proxy.downstream <= 0.25 * plain, "the first sync moved at most 0.25x the plain JSON",
+              "<= %d" % (0.25 * plain), proxy.downstream)
+        check(peak_kb < 64 * 1024, "the client's peak memory is under 64 MB", "< 65536 kB", "%d kB" % peak_kb)
+        if as_json:
+            print(json.dumps(figures))
+    finally:
+        if proxy:
+            proxy.close()
+        if server:
+            server.terminate()
+            server.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
