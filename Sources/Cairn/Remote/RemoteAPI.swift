@@ -43,13 +43,24 @@ struct RemoteAPI: Sendable {
         return (try decode(Schema.self, response), response.header("ETag"))
     }
 
-    /// One page of the changes feed, as the raw JSON body (the store applies it in SQL).
-    func changes(collection: String, since: String?, limit: Int, filter: Filter?) async throws -> Data {
+    /// One page of the changes feed, as the raw JSON body (the store applies it in SQL). `next` is told the cursor of
+    /// the page after this one as soon as the answer's head names it (`Cairn-Cursor`, with `Cairn-Has-More: true`),
+    /// before the body arrived.
+    func changes(
+        collection: String, since: String?, limit: Int, filter: Filter?, next: (@Sendable (String) -> Void)? = nil
+    ) async throws -> Data {
         var query = ["limit=\(limit)"]
         if let since { query.append("since=\(PercentEncoding.encode(since))") }
         if let filter { query.append("where=\(PercentEncoding.encode(String(decoding: try CairnJSON.encode(filter), as: UTF8.self)))") }
         let path = "/v1/projects/\(project)/collections/\(collection)/changes?" + query.joined(separator: "&")
-        return try await send(method: "GET", path: path).body
+        var head: (@Sendable (Int, [(String, String)]) -> Void)?
+        if let next {
+            head = { status, headers in
+                let answer = TransportResponse(status: status, headers: headers, body: Data())
+                if status == 200, answer.header(CairnHeader.hasMore) == "true", let cursor = answer.header(CairnHeader.cursor) { next(cursor) }
+            }
+        }
+        return try await send(method: "GET", path: path, head: head).body
     }
 
     func batch(_ operations: [PendingOperation]) async throws -> [ScannedResult] {
@@ -94,13 +105,14 @@ struct RemoteAPI: Sendable {
     /// refused connection with its shorter schedule).
     func send(
         method: String, path: String, body: Data? = nil, headers: [(String, String)] = [], authorized: Bool = true, accept: Set<Int> = [200],
-        retries: Bool = true, transfer: Transfer? = nil
+        retries: Bool = true, transfer: Transfer? = nil, head: (@Sendable (Int, [(String, String)]) -> Void)? = nil
     ) async throws -> TransportResponse {
         var attempt = 1
         while true {
             do {
                 return try await sendOnce(
-                    method: method, path: path, body: body, headers: headers, authorized: authorized, accept: accept, transfer: transfer)
+                    method: method, path: path, body: body, headers: headers, authorized: authorized, accept: accept, transfer: transfer,
+                    head: head)
             } catch let error as CairnError where retries && error.isRetryable && error.retriesInPlace
                 && retry.shouldRetry(after: attempt, refused: error.connectionRefused)
             {
@@ -123,7 +135,8 @@ struct RemoteAPI: Sendable {
     }
 
     private func sendOnce(
-        method: String, path: String, body: Data?, headers: [(String, String)], authorized: Bool, accept: Set<Int>, transfer: Transfer?
+        method: String, path: String, body: Data?, headers: [(String, String)], authorized: Bool, accept: Set<Int>, transfer: Transfer?,
+        head: (@Sendable (Int, [(String, String)]) -> Void)?
     ) async throws -> TransportResponse {
         var allHeaders = headers
         if body != nil { allHeaders.append(("Content-Type", "application/json")) }
@@ -143,6 +156,7 @@ struct RemoteAPI: Sendable {
             request.progress = transfer?.progress
             request.received = transfer?.received
             request.downloadSealing = transfer?.sealing
+            request.responseHead = head
             var response: TransportResponse
             if let destination = transfer?.downloadTo {
                 response = try await transport.download(request, to: destination)

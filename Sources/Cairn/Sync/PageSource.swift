@@ -9,9 +9,12 @@ struct PageRequest: Sendable, Hashable {
     var filter: Filter?
 
     /// The request of the page that follows `page` from the same source.
-    func next(after page: PulledPage) -> PageRequest {
+    func next(after page: PulledPage) -> PageRequest { next(cursor: page.cursor) }
+
+    /// The request of the page that follows the page whose cursor is `cursor`, from the same source.
+    func next(cursor: String) -> PageRequest {
         var next = self
-        next.since = page.cursor
+        next.since = cursor
         return next
     }
 }

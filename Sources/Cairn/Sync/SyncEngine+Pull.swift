@@ -50,22 +50,14 @@ extension SyncEngine {
     func pull(from source: some PageSource, pageSize: Int, into summary: inout SyncSummary) async throws -> Bool {
         var expiredOnce = false
         await beginDownloadProgress()
-        var prefetched: (request: PageRequest, page: Task<PulledPage, any Error>)?
-        defer { prefetched?.page.cancel() }
+        let pipeline = PagePipeline { [self] request, pipeline in fetchPage(request, limit: pageSize, pipeline: pipeline) }
+        defer { pipeline.close() }
         while true {
             try Task.checkCancellation()
             // cancelDownload(): stop before the next page; every page applied so far stays, with its cursor.
             try stopIfCancelled(.download)
             guard let request = try await store.offPool({ try source.nextRequest($0) }) else { return false }
-            let fetch: Task<PulledPage, any Error>
-            if let ahead = prefetched, ahead.request == request {
-                fetch = ahead.page
-            } else {
-                // The cursors moved another way meanwhile (a resync, a changed filter): the page fetched ahead is not the next.
-                prefetched?.page.cancel()
-                fetch = fetchPage(request, limit: pageSize)
-            }
-            prefetched = nil
+            let fetch = pipeline.take(request)
             let page: PulledPage
             do {
                 page = try await fetch.value
@@ -74,10 +66,8 @@ extension SyncEngine {
                 try await store.offPool { try source.restart(after: request, $0) }
                 continue
             }
-            if page.hasMore {
-                let next = request.next(after: page)
-                prefetched = (next, fetchPage(next, limit: pageSize))
-            }
+            // Asked for already when the answer's head named the cursor; else now (a transport that does not tell heads).
+            if page.hasMore { pipeline.prefetch(request.next(after: page)) }
             let (bytes, records) = (page.bytes, page.changes.count)
             await status.update { status in
                 source.count(in: &status) {
@@ -98,13 +88,16 @@ extension SyncEngine {
         }
     }
 
-    /// Downloads and reads one page in the background, while the page before it is written on the store's queue.
-    /// Reading is CPU work without locks or disk waits, so it stays on the cooperative pool: a queue of its own added
-    /// threads whose malloc arenas raised the client's peak memory by 10-15 MB (`cairn bench`), for no speed.
-    nonisolated func fetchPage(_ request: PageRequest, limit: Int) -> Task<PulledPage, any Error> {
+    /// Downloads and reads one page in the background, while the page before it is written on the store's queue; the
+    /// page after it is asked for as soon as this answer's head names its cursor. Reading is CPU work without locks or
+    /// disk waits, so it stays on the cooperative pool: a queue of its own added threads whose malloc arenas raised the
+    /// client's peak memory by 10-15 MB (`cairn bench`), for no speed.
+    nonisolated func fetchPage(_ request: PageRequest, limit: Int, pipeline: PagePipeline) -> Task<PulledPage, any Error> {
         Task { [api, store] in
             let collection = request.cursor.collection
-            let body = try await api.changes(collection: collection, since: request.since, limit: limit, filter: request.filter)
+            let body = try await api.changes(collection: collection, since: request.since, limit: limit, filter: request.filter) { cursor in
+                pipeline.prefetch(request.next(cursor: cursor))
+            }
             return try store.scan(body, collection: collection)
         }
     }

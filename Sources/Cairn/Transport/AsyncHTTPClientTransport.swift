@@ -43,9 +43,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         let prepared = try prepare(request)
         do {
             let response = try await client.execute(prepared, timeout: TimeAmount(request.timeout))
+            let headers = response.headers.map { ($0.name, $0.value) }
+            request.responseHead?(Int(response.status.code), headers)
             let body = try await response.body.collect(upTo: maximumResponseBytes)
-            return TransportResponse(
-                status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: Data(buffer: body))
+            return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(buffer: body))
         } catch {
             throw Self.map(error)
         }

@@ -16,6 +16,10 @@ public struct TransportRequest: Sendable {
     public var progress: (@Sendable (Int64) -> Void)?
     /// Called with each chunk of a download's body as it is written, in order (to hash it on the way).
     public var received: (@Sendable (UnsafeRawBufferPointer) -> Void)?
+    /// Called once with the answer's status and headers as soon as they arrive, before its body: a pull asks for its
+    /// next page then (from the `Cairn-Cursor` header), while this page's body still travels. Both built-in
+    /// transports call it; a transport that does not only makes slow links a little slower.
+    public var responseHead: (@Sendable (_ status: Int, _ headers: [(String, String)]) -> Void)?
     /// The key that seals a download's file when the store is encrypted (see ``openDownload(_:)``).
     var downloadSealing: FileSealing?
     /// The time limit of the request, then `timed_out` (default 30 seconds; the SDK passes

@@ -49,17 +49,20 @@ final class URLSessionExchange: Sendable {
     private let answer: Answer
     private let progress: (@Sendable (Int64) -> Void)?
     private let onReceived: (@Sendable (UnsafeRawBufferPointer) -> Void)?
+    private let onHead: (@Sendable (Int, [(String, String)]) -> Void)?
     private let upload: URLSessionUpload?
     private let state = Mutex(State())
 
     init(
         task: URLSessionTask, answer: Answer, progress: (@Sendable (Int64) -> Void)?,
-        received: (@Sendable (UnsafeRawBufferPointer) -> Void)?, upload: URLSessionUpload?
+        received: (@Sendable (UnsafeRawBufferPointer) -> Void)?, head: (@Sendable (Int, [(String, String)]) -> Void)? = nil,
+        upload: URLSessionUpload?
     ) {
         self.task = task
         self.answer = answer
         self.progress = progress
         self.onReceived = received
+        self.onHead = head
         self.upload = upload
     }
 
@@ -100,9 +103,13 @@ final class URLSessionExchange: Sendable {
             guard let response = state.response else {
                 throw CairnError(.networkUnavailable, "The server closed the connection without answering", isRetryable: true)
             }
-            let headers = response.allHeaderFields.compactMap { key, value in (key as? String).map { ($0, "\(value)") } }
-            return TransportResponse(status: response.statusCode, headers: headers, body: state.body)
+            return TransportResponse(status: response.statusCode, headers: Self.headers(of: response), body: state.body)
         }
+    }
+
+    /// The headers of `response` as name and value pairs.
+    static func headers(of response: HTTPURLResponse) -> [(String, String)] {
+        response.allHeaderFields.compactMap { key, value in (key as? String).map { ($0, "\(value)") } }
     }
 
     // MARK: Events from the session's delegate (on its serial queue)
@@ -110,10 +117,12 @@ final class URLSessionExchange: Sendable {
     /// Takes the next bytes of the answer; returns false when the request must stop (its file could not be written).
     func received(_ data: Data, response: URLResponse?) -> Bool {
         var ready: [CheckedContinuation<Void, Never>] = []
+        var head: HTTPURLResponse?
         let carryOn = state.withLock { state in
             state.heard = true
             if state.response == nil {
                 state.response = response as? HTTPURLResponse
+                head = state.response
                 ready = take(.firstBytes, from: &state)
             }
             do {
@@ -124,6 +133,7 @@ final class URLSessionExchange: Sendable {
                 return false
             }
         }
+        if let head, let onHead { onHead(head.statusCode, Self.headers(of: head)) }
         for continuation in ready { continuation.resume() }
         return carryOn
     }

@@ -81,7 +81,8 @@ public struct URLSessionTransport: HTTPTransport {
             case .memory(let body)?: session.session.uploadTask(with: prepared, from: body)
             case .file(let file, _)?: session.session.uploadTask(with: prepared, fromFile: file)
             }
-        let exchange = URLSessionExchange(task: task, answer: answer, progress: request.progress, received: request.received, upload: upload)
+        let exchange = URLSessionExchange(
+            task: task, answer: answer, progress: request.progress, received: request.received, head: request.responseHead, upload: upload)
         session.events.register(exchange, for: task)
         task.resume()
         let watch = exchange.watch(connectTimeout: connectTimeout)

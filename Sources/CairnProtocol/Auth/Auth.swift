@@ -131,4 +131,9 @@ public enum CairnHeader {
     public static let uploadOffset = "Upload-Offset"
     /// A file upload's declared size (answered by `HEAD` of an upload URL).
     public static let uploadLength = "Upload-Length"
+    /// A changes page's `cursor`, in its head as in its body: a client can ask for the next page as soon as the head
+    /// arrived, while the body still travels.
+    public static let cursor = "Cairn-Cursor"
+    /// A changes page's `hasMore` (`true` or `false`), in its head as in its body.
+    public static let hasMore = "Cairn-Has-More"
 }

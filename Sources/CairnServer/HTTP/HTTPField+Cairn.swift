@@ -8,4 +8,8 @@ extension HTTPField.Name {
     static let uploadOffset = HTTPField.Name(CairnHeader.uploadOffset)!
     /// `Upload-Length`: a file upload's declared size.
     static let uploadLength = HTTPField.Name(CairnHeader.uploadLength)!
+    /// `Cairn-Cursor`: a changes page's cursor, in its head.
+    static let cairnCursor = HTTPField.Name(CairnHeader.cursor)!
+    /// `Cairn-Has-More`: whether another changes page follows, in its head.
+    static let cairnHasMore = HTTPField.Name(CairnHeader.hasMore)!
 }

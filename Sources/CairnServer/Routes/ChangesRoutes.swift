@@ -20,7 +20,8 @@ struct ChangesRoutes: ProjectRouteGroup {
                 scope: try await access.scope(caller, collection), user: caller.user, clientID: request.headers[.cairnClientID],
                 now: clock.now())
             metrics.pulled(page.records)
-            return Response.jsonBytes(page.body)
+            // The cursor in the head too, so the next page can be asked for while this one's body travels.
+            return Response.jsonBytes(page.body, headers: [.cairnCursor: page.cursor.token, .cairnHasMore: page.hasMore ? "true" : "false"])
         }
         routes.on(.get, "collections/:collection/digest", requires: .reader) { request, context, caller in
             let (_, collection) = try await access.collection(caller, context)

@@ -1,0 +1,174 @@
+import Cairn
+import CairnLinkShaping
+import CairnProtocol
+import Foundation
+import Synchronization
+
+/// A first sync through a shaped link (bandwidth, latency): the bytes it moves each way, its time, and the time the
+/// link itself needs for those bytes, with compression on and off in the same run, alternating round by round.
+struct NetworkBenchmark {
+    let records: Int
+    let link: LinkProfile
+    let rounds: Int
+    let log: (String) -> Void
+    let password = UUID().uuidString
+
+    /// Words of field notes: records of about 500 bytes whose text varies as real notes do (the `cairn bench sync`
+    /// record repeats one sentence and compresses thirty to one, which no real data does).
+    static let words = """
+        inspected replaced checked cleaned tested adjusted reported missing damaged worn loose leaking cracked \
+        corroded blocked noisy hot cold wet dry pump valve filter belt motor panel cable fuse switch sensor gauge \
+        door window roof floor wall stair exit sign alarm extinguisher sprinkler hose ladder scaffold crane forklift \
+        truck trailer pallet shelf rack bin label seal lock key badge log permit report photo north south east west \
+        upper lower left right front rear inner outer main spare backup temporary new old first second third \
+        morning noon evening night shift crew team site zone bay dock yard gate office storeroom workshop plant \
+        tank pipe duct fan heater chiller boiler meter breaker transformer generator battery charger light lamp
+        """.split(whereSeparator: \.isWhitespace).map(String.init)
+
+    /// One record of about 500 bytes: a title, a note of 40 to 70 words drawn from ``words``, numbers, tags.
+    static func record(_ index: Int) -> [String: JSONValue] {
+        var random = SplitMix(seed: UInt64(index) &* 2_654_435_761 &+ 17)
+        let note = (0..<(40 + random.next(below: 31))).map { _ in words[random.next(below: words.count)] }.joined(separator: " ")
+        return [
+            "title": .string("Inspection \(index) at site \(random.next(below: 5000))"), "body": .string(note),
+            "count": .integer(Int64(random.next(below: 1_000_000))), "score": .number(Double(random.next(below: 100_000)) / 100),
+            "done": .bool(random.next(below: 2) == 0), "due": .string("2026-\(10 + random.next(below: 3))-\(10 + random.next(below: 18))T10:00:00.000Z"),
+            "tags": .array((0..<(1 + random.next(below: 3))).map { _ in .string(words[random.next(below: words.count)]) }),
+        ]
+    }
+
+    /// One first sync's figures.
+    struct Sample {
+        var seconds: Double
+        var bytesDown: Int64
+        var bytesUp: Int64
+        var requests: Int
+        var pages: Int
+        /// Pages that started a collection's feed: asked for after the requests before them, not overlapped.
+        var firstPages: Int
+        var connections: Int
+    }
+
+    func run() async throws -> [String: JSONValue] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-network-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await SyncBenchmark.startServer(in: directory, users: ["bench"], password: password)
+        defer { server.stop() }
+        let http = RawHTTP(baseURL: server.baseURL)
+        let token = try await http.login("bench", password: password)
+        try await SyncBenchmark.pushRaw(http, token: token, records: records, batchSize: 1000, collection: "items", record: Self.record)
+        let plainBytes = try await plainJSONBytes(http, token: token)
+        log("link \(link); \(records) records of varied field notes, \(plainBytes) bytes as plain JSON pages of 5000")
+
+        var samples: [Bool: [Sample]] = [true: [], false: []]
+        for round in 0..<rounds {
+            for compressed in round % 2 == 0 ? [true, false] : [false, true] {
+                let sample = try await firstSync(server: server, directory: directory, compressed: compressed, round: round)
+                samples[compressed, default: []].append(sample)
+                log(String(format: "round %d %@: %.2f s, %d bytes down, %d up, ideal %.2f s (%.2fx)", round + 1,
+                           compressed ? "gzip " : "plain", sample.seconds, sample.bytesDown, sample.bytesUp,
+                           idealSeconds(sample), sample.seconds / idealSeconds(sample)))
+            }
+        }
+        var figures: [String: JSONValue] = [
+            "records": .integer(Int64(records)), "link": .string(link.description), "plainJSONBytes": .integer(plainBytes),
+            "rounds": .integer(Int64(rounds)),
+        ]
+        for (compressed, name) in [(true, "gzip"), (false, "plain")] {
+            let runs = samples[compressed] ?? []
+            let median = runs.sorted { $0.seconds < $1.seconds }[runs.count / 2]
+            let ideal = idealSeconds(median)
+            figures[name] = .object([
+                "seconds": .number(BenchTiming.rounded(median.seconds)), "idealSeconds": .number(BenchTiming.rounded(ideal)),
+                "timeToIdeal": .number(BenchTiming.rounded(median.seconds / ideal)),
+                "bytesDown": .integer(median.bytesDown), "bytesUp": .integer(median.bytesUp),
+                "wireToPlainJSON": .number(BenchTiming.rounded(Double(median.bytesDown) / Double(plainBytes))),
+                "requests": .integer(Int64(median.requests)), "pages": .integer(Int64(median.pages)),
+                "connections": .integer(Int64(median.connections)),
+            ])
+            log(String(format: "%@ median of %d: %.2f s for %d bytes down (%.3f of the plain JSON); the link needs %.2f s: %.2fx",
+                       name, runs.count, median.seconds, median.bytesDown, Double(median.bytesDown) / Double(plainBytes), ideal, median.seconds / ideal))
+        }
+        return figures
+    }
+
+    /// The time the link itself needs: every byte at its rate each way, plus the round trips the protocol cannot
+    /// overlap (the first connection's handshake, each request that is not a page, each collection's first page;
+    /// later pages are asked for while the one before still arrives).
+    func idealSeconds(_ sample: Sample) -> Double {
+        let roundTrip = Double(link.roundTrip.components.seconds) + Double(link.roundTrip.components.attoseconds) / 1e18
+        let sequential = 1 + (sample.requests - sample.pages) + sample.firstPages
+        return link.seconds(down: sample.bytesDown) + link.seconds(up: sample.bytesUp) + Double(sequential) * roundTrip
+    }
+
+    /// One first sync into a fresh store through a fresh link: open, sign in, register, sync.
+    private func firstSync(server: ServerProcess, directory: URL, compressed: Bool, round: Int) async throws -> Sample {
+        let shaped = try await ShapedLink.start(upstreamPort: server.port, profile: link)
+        defer { Task { await shaped.stop() } }
+        let counter = CountingTransport(inner: BenchTransport.sdkDefault.make())
+        var configuration = CairnConfiguration(
+            serverURL: shaped.baseURL, project: SyncBenchmark.project, device: "network-\(round)-\(compressed)",
+            credentials: .password(user: "bench", password: password),
+            store: .file(directory.appendingPathComponent("network-\(round)-\(compressed).sqlite").path))
+        configuration.compression = compressed
+        configuration.requestTimeout = .seconds(600)
+        let start = ContinuousClock.now
+        let client = try await CairnClient.open(configuration, transport: counter)
+        let pulled = try await client.sync().pulled
+        let seconds = BenchTiming.seconds(since: start)
+        guard pulled == records else { throw CLIError("pulled \(pulled) of \(records)") }
+        let counts = counter.counts
+        return Sample(seconds: seconds, bytesDown: shaped.bytesDown, bytesUp: shaped.bytesUp, requests: counts.requests, pages: counts.pages,
+                      firstPages: counts.firstPages, connections: shaped.connections)
+    }
+
+    /// The bytes of the snapshot's pages (5000 records each, the SDK's default) as plain JSON, asked for without
+    /// `Accept-Encoding`.
+    private func plainJSONBytes(_ http: RawHTTP, token: String) async throws -> Int64 {
+        var total: Int64 = 0
+        var cursor: String?
+        repeat {
+            let path = "/v1/projects/\(SyncBenchmark.project)/collections/items/changes?limit=5000" + (cursor.map { "&since=\(PercentEncoding.encode($0))" } ?? "")
+            let reply = try await http.send("GET", path, token: token)
+            guard reply.status == 200, reply.header("Content-Encoding") == nil else { throw CLIError("a plain page answered \(reply.status)") }
+            total += Int64(reply.body.count)
+            let page = try JSONValue(parsing: reply.body)
+            cursor = page["hasMore"] == true ? page["cursor"]?.stringValue : nil
+        } while cursor != nil
+        return total
+    }
+}
+
+/// Counts the requests a client makes, how many of them were pages of a changes feed, and how many of those started one.
+private final class CountingTransport: HTTPTransport, Sendable {
+    let inner: any HTTPTransport
+    private let state = Mutex((requests: 0, pages: 0, firstPages: 0))
+
+    init(inner: any HTTPTransport) { self.inner = inner }
+
+    var counts: (requests: Int, pages: Int, firstPages: Int) { state.withLock { $0 } }
+
+    private func count(_ request: TransportRequest) {
+        state.withLock {
+            $0.requests += 1
+            guard request.url.path.hasSuffix("/changes") else { return }
+            $0.pages += 1
+            if !(request.url.query ?? "").contains("since=") { $0.firstPages += 1 }
+        }
+    }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        count(request)
+        return try await inner.send(request)
+    }
+
+    func stream(_ request: TransportRequest) async throws -> (status: Int, chunks: AsyncThrowingStream<Data, any Error>) {
+        count(request)
+        return try await inner.stream(request)
+    }
+
+    func download(_ request: TransportRequest, to destination: URL) async throws -> TransportResponse {
+        count(request)
+        return try await inner.download(request, to: destination)
+    }
+}
