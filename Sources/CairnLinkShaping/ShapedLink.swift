@@ -6,7 +6,7 @@ import Synchronization
 /// A TCP proxy on a free loopback port that makes a fast local connection behave like a slow network link: each
 /// direction has its bandwidth, shared by every connection as on one real link, and every byte arrives half a round
 /// trip after it left; a new connection costs a round trip before its first byte (TCP's handshake). It can also drop
-/// a share of connections part-way through an answer. It counts the bytes each way.
+/// a share of connections within the first 64 KiB of their answers. It counts the bytes each way.
 ///
 /// Bytes wait in an unbounded queue, as on a link with a large buffer: the sender is never slowed, the receiver gets
 /// the bytes at the link's pace.
@@ -90,7 +90,7 @@ public final class ShapedLink: Sendable {
             state.connections += 1
             guard profile.connectionLoss > 0, state.random.unit() < profile.connectionLoss else { return nil }
             state.dropped += 1
-            return state.random.next(below: 256 * 1024)
+            return state.random.next(below: 64 * 1024)
         }
     }
 }

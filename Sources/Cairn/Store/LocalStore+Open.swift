@@ -34,7 +34,7 @@ extension LocalStore {
                     // A new store takes the header's page size (an existing one keeps its own, which is the same).
                     try db.execute(sql: "PRAGMA page_size = \(cipher.pageSize)")
                 }
-                try db.execute(sql: "PRAGMA cache_size = -8192")
+                try db.execute(sql: "PRAGMA cache_size = -2048")
                 // Checkpoint the WAL every 16 MB rather than every 4 MB: sync bookkeeping rewrites the same pages
                 // often, and a sync ends with a checkpoint of its own (see `checkpoint()`).
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = 4000")

@@ -98,6 +98,8 @@ extension SyncEngine {
             let body = try await api.changes(collection: collection, since: request.since, limit: limit, filter: request.filter) { cursor in
                 pipeline.prefetch(request.next(cursor: cursor))
             }
+            // Decompressing and reading are two slices of CPU work: the app's tasks get a cooperative thread between them.
+            await Task.yield()
             return try store.scan(body, collection: collection)
         }
     }

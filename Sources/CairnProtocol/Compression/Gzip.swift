@@ -10,9 +10,9 @@ import NIOCore
 /// let json = try Gzip.decompress(packed, limit: 10 << 20)   // GzipError.tooLarge past 10 MB
 /// ```
 public enum Gzip {
-    /// zlib's level 3: on JSON pages about as fast as level 1 and within a few percent of level 6's size, so
+    /// zlib's level 4, the fastest with lazy matching: on JSON pages close to level 6's size (0.23 of the plain bytes on varied notes against 0.22) at two to three times its speed, so
     /// compressing keeps up with a pull on loopback while slow links get most of the saving.
-    static let configuration = ZlibConfiguration(compressionLevel: 3)
+    static let configuration = ZlibConfiguration(compressionLevel: 4)
 
     /// Bodies smaller than this are sent as they are: the gzip frame and the CPU would cost more than they save.
     public static let smallestWorthCompressing = 1024

@@ -92,15 +92,21 @@ extension ResponseBody {
     }
 }
 
-/// Compresses each chunk written through it into the parent writer; finishing ends the gzip stream.
+/// Compresses what is written through it into the parent writer, 64 KiB at a time so that a large page never holds a
+/// thread for long (each slice goes out before the next is compressed); finishing ends the gzip stream.
 private struct GzipBodyWriter: ResponseBodyWriter {
     var parent: any ResponseBodyWriter
     let stream: GzipStream
+    static let slice = 64 * 1024
 
     mutating func write(_ buffer: ByteBuffer) async throws {
         var buffer = buffer
-        let compressed = try stream.compress(&buffer)
-        if compressed.readableBytes > 0 { try await parent.write(compressed) }
+        while buffer.readableBytes > 0 {
+            var slice = buffer.readSlice(length: min(Self.slice, buffer.readableBytes))!
+            let compressed = try stream.compress(&slice)
+            if compressed.readableBytes > 0 { try await parent.write(compressed) }
+            await Task.yield()
+        }
     }
 
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {
