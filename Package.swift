@@ -139,6 +139,8 @@ let package = Package(
                 "CairnServer",
                 "CairnProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The bench's floor: SQLite's C API itself.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // `cairn bench network` runs the sync through a shaped link.

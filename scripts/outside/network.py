@@ -1,21 +1,26 @@
 """A first sync measured from outside: bytes on the wire, time beside plain SQLite, and the client's peak memory.
 
-Python's standard library only. It sets up a project of the bench's records (about 500 bytes each) with `cairn admin`,
+Python's standard library only. It sets up a project of records in the bench's shape (about 500 bytes of varied field notes each) with `cairn admin`,
 starts `cairn serve`, creates --records records over plain HTTP, then runs `cairn sync` into a fresh store through a
 byte-counting TCP proxy of its own, under `/usr/bin/time -v`. In the same run, plain SQLite (Python's `sqlite3`, WAL,
 `synchronous=FULL`, `executemany` in one transaction) inserts the same rows: typed columns and the whole JSON.
 
+Then it queues up to 100,000 records offline in a second store (`cairn put`, 1000 per call) and times their push
+(`cairn sync`), again under `/usr/bin/time -v`.
+
 It checks that:
 - the sync brings every record (the store's count, through `cairn query`);
 - the bytes the server sent are at most 0.25x the same pages as plain JSON (fetched once without `Accept-Encoding`);
-- the client's peak resident memory is under 64 MB;
-and prints the sync's rate as a ratio to the SQLite rate measured beside it.
+- the client's peak resident memory is under 64 MB, for the first sync and for the push;
+- the server's peak resident memory (VmHWM, over its whole life, the records' creation included) is under 200 MB;
+and prints the sync's and the push's rates as ratios to the SQLite rate measured beside them.
 
 Usage: python3 scripts/outside/network.py [path/to/cairn] [--records N] [--json]
 (default cairn: $CAIRN, else .build/release/cairn, else .build/debug/cairn; default 100000 records)
 """
 import json
 import os
+import random
 import re
 import shutil
 import socket
@@ -56,12 +61,24 @@ def arguments():
     return cairn, records, as_json
 
 
+WORDS = ("inspected replaced checked cleaned tested adjusted reported missing damaged worn loose leaking cracked corroded "
+         "blocked noisy hot cold wet dry pump valve filter belt motor panel cable fuse switch sensor gauge door window roof "
+         "floor wall stair exit sign alarm extinguisher sprinkler hose ladder scaffold crane forklift truck trailer pallet "
+         "shelf rack bin label seal lock key badge log permit report photo north south east west upper lower left right "
+         "front rear inner outer main spare backup temporary new old first second third morning noon evening night shift "
+         "crew team site zone bay dock yard gate office storeroom workshop plant tank pipe duct fan heater chiller boiler "
+         "meter breaker transformer generator battery charger light lamp").split()
+
+
 def record(index):
-    """The bench's record (`cairn bench`): about 500 bytes of JSON."""
-    return {"title": "Inspection %d at site %d" % (index, index % 97),
-            "body": "Checked the equipment, the exits and the logbook. " * 7,
-            "count": index, "score": (index % 1000) / 10, "done": index % 2 == 0,
-            "due": "2026-11-22T10:00:00.000Z", "tags": ["field", "bench", "batch-%d" % (index // 1000)]}
+    """About 500 bytes of JSON in the bench's shape, its note drawn from field words, so that it compresses as real
+    notes do (about 4:1), not as a repeated sentence does."""
+    pick = random.Random(index)
+    return {"title": "Inspection %d at site %d" % (index, pick.randrange(5000)),
+            "body": " ".join(pick.choice(WORDS) for _ in range(40 + pick.randrange(31))),
+            "count": pick.randrange(1_000_000), "score": pick.randrange(100_000) / 100, "done": pick.random() < 0.5,
+            "due": "2026-%d-%dT10:00:00.000Z" % (10 + pick.randrange(3), 10 + pick.randrange(18)),
+            "tags": [pick.choice(WORDS) for _ in range(1 + pick.randrange(3))]}
 
 
 class CountingProxy:
@@ -160,6 +177,23 @@ def sqlite_floor(directory, records):
     return records / seconds
 
 
+def timed_cairn(cairn_path, *args):
+    """Runs `cairn ARGS` under /usr/bin/time -v; returns (seconds, peak resident kB)."""
+    start = time.monotonic()
+    timed = subprocess.run(["/usr/bin/time", "-v", cairn_path] + list(args), capture_output=True, text=True, timeout=3600,
+                           env=dict(os.environ, CAIRN_PASSWORD=PASSWORD))
+    seconds = time.monotonic() - start
+    if timed.returncode != 0:
+        raise SystemExit("FAILED: cairn %s exited %d:\n%s%s" % (" ".join(args), timed.returncode, timed.stdout, timed.stderr))
+    return seconds, int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", timed.stderr).group(1))
+
+
+def server_peak_kb(process):
+    """The server's peak resident memory so far, from /proc."""
+    with open("/proc/%d/status" % process.pid) as status:
+        return int(re.search(r"VmHWM:\s+(\d+) kB", status.read()).group(1))
+
+
 def main():
     cairn_path, records, as_json = arguments()
     if not os.path.exists(cairn_path):
@@ -194,22 +228,11 @@ def main():
 
         proxy = CountingProxy(int(base.rsplit(":", 1)[1]))
         store = os.path.join(work, "field.sqlite")
-        start = time.monotonic()
-        timed = subprocess.run(["/usr/bin/time", "-v", cairn_path, "sync", "--store", store, "--server",
-                                "http://127.0.0.1:%d" % proxy.port, "--project", "bench", "--user", "field"],
-                               capture_output=True, text=True, timeout=1800, env=dict(os.environ, CAIRN_PASSWORD=PASSWORD))
-        seconds = time.monotonic() - start
-        if timed.returncode != 0:
-            raise SystemExit("FAILED: cairn sync exited %d:\n%s%s" % (timed.returncode, timed.stdout, timed.stderr))
-        peak_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", timed.stderr).group(1))
+        seconds, peak_kb = timed_cairn(cairn_path, "sync", "--store", store, "--server", "http://127.0.0.1:%d" % proxy.port,
+                                       "--project", "bench", "--user", "field")
         counted = cairn("query", "--store", store, "--collection", "items", "--count").strip().splitlines()[-1]
         floor = sqlite_floor(work, records)
         rate = records / seconds
-        figures = {"records": records, "plainJSONBytes": plain, "bytesFromServer": proxy.downstream,
-                   "bytesToServer": proxy.upstream, "wireToPlainRatio": round(proxy.downstream / plain, 3),
-                   "syncSeconds": round(seconds, 2), "syncRecordsPerSecond": round(rate),
-                   "sqliteRowsPerSecond": round(floor), "syncToSQLiteRatio": round(rate / floor, 3),
-                   "clientPeakRSSBytes": peak_kb * 1024}
         print("cairn sync: %d records in %.2f s (%.0f records/s); plain SQLite beside it: %.0f rows/s; ratio %.2f"
               % (records, seconds, rate, floor, rate / floor))
         print("bytes from the server: %d (%.3f of the plain JSON); bytes to it: %d"
@@ -219,6 +242,33 @@ def main():
         check(proxy.downstream <= 0.25 * plain, "the first sync moved at most 0.25x the plain JSON",
               "<= %d" % (0.25 * plain), proxy.downstream)
         check(peak_kb < 64 * 1024, "the client's peak memory is under 64 MB", "< 65536 kB", "%d kB" % peak_kb)
+
+        pushed = min(records, 100_000)
+        writer = os.path.join(work, "writer.sqlite")
+        cairn("sync", "--store", writer, "--server", base, "--project", "bench", "--user", "field")
+        print("queueing %d records offline with cairn put" % pushed)
+        for start in range(0, pushed, 1000):
+            pairs = []
+            for index in range(start, min(start + 1000, pushed)):
+                pairs += ["new-%d" % index, json.dumps(record(records + index))]
+            cairn("put", "--store", writer, "items", *pairs)
+        push_seconds, push_peak_kb = timed_cairn(cairn_path, "sync", "--store", writer)
+        push_rate = pushed / push_seconds
+        status, page = call(base, "GET", "/v1/projects/bench/collections/items/digest", bearer=token)
+        print("cairn sync pushed %d queued records in %.2f s (%.0f records/s; %.2f of the SQLite rate); client peak %.1f MB"
+              % (pushed, push_seconds, push_rate, push_rate / floor, push_peak_kb / 1024))
+        check(status == 200 and page["count"] == records + pushed, "the server holds every pushed record", records + pushed, page)
+        check(push_peak_kb < 64 * 1024, "the client's peak memory during the push is under 64 MB", "< 65536 kB", "%d kB" % push_peak_kb)
+        server_kb = server_peak_kb(server)
+        print("server peak memory: %.1f MB" % (server_kb / 1024))
+        check(server_kb < 200 * 1024, "the server's peak memory is under 200 MB", "< 204800 kB", "%d kB" % server_kb)
+        figures = {"records": records, "plainJSONBytes": plain, "bytesFromServer": proxy.downstream,
+                   "bytesToServer": proxy.upstream, "wireToPlainRatio": round(proxy.downstream / plain, 3),
+                   "syncSeconds": round(seconds, 2), "syncRecordsPerSecond": round(rate),
+                   "sqliteRowsPerSecond": round(floor), "syncToSQLiteRatio": round(rate / floor, 3),
+                   "clientPeakRSSBytes": peak_kb * 1024, "pushed": pushed, "pushSeconds": round(push_seconds, 2),
+                   "pushToSQLiteRatio": round(push_rate / floor, 3), "pushClientPeakRSSBytes": push_peak_kb * 1024,
+                   "serverPeakRSSBytes": server_kb * 1024}
         if as_json:
             print(json.dumps(figures))
     finally:

@@ -158,7 +158,7 @@ final class SyncLease: Sendable {
         let now = wallClock.now()
         let claim = SyncLeaseTable.Holder(
             id: id, pid: getpid(), host: Self.host, standing: standing, expiresAt: now.addingTimeInterval(policy.leaseDuration.timeInterval))
-        if let other = try writer.write({ db in try table.take(db, claim, now: now, isRunning: Self.isRunning) }) { return other }
+        if let other = try writer.writeBookkeeping({ db in try table.take(db, claim, now: now, isRunning: Self.isRunning) }) { return other }
         let (notify, handler) = state.withLock { state in
             defer {
                 state.held = true
@@ -181,7 +181,7 @@ final class SyncLease: Sendable {
         guard due else { return }
         let expiry = now.addingTimeInterval(policy.leaseDuration.timeInterval)
         // A failed write (the database busy past its timeout) is tried again at the next tick.
-        guard let renewed = try? writer.write({ db in try table.renew(db, holder: id, standing: standing, until: expiry) }) else { return }
+        guard let renewed = try? writer.writeBookkeeping({ db in try table.renew(db, holder: id, standing: standing, until: expiry) }) else { return }
         let handler = state.withLock { state -> (@Sendable (Bool) -> Void)? in
             if renewed { state.renewedAt = now; return nil }
             guard state.held else { return nil }
@@ -194,7 +194,7 @@ final class SyncLease: Sendable {
     /// Gives the lease back.
     private func release() {
         state.withLock { $0.held = false }
-        _ = try? writer.write { db in try table.release(db, holder: id) }
+        _ = try? writer.writeBookkeeping { db in try table.release(db, holder: id) }
     }
 
     /// Starts the task that renews the held lease and retries a standing one, unless it runs. It ends when there is

@@ -6,13 +6,13 @@ extension LocalStore {
     /// Notes that a sync run of `kind` started; returns its id for ``endHistory(_:summary:error:)``.
     func beginHistory(kind: SyncKind) throws -> Int64 {
         let date = now
-        return try writer.write { db in try events.begin(db, kind: kind, at: date) }
+        return try writeBookkeeping { db in try events.begin(db, kind: kind, at: date) }
     }
 
     /// Notes how a sync run ended; the history keeps the newest runs only.
     func endHistory(_ id: Int64, summary: SyncSummary, error: String?) throws {
         let date = now
-        try writer.write { db in
+        try writeBookkeeping { db in
             try events.end(db, id: id, summary: summary, error: error, at: date, keep: configuration.historyLimit)
         }
     }

@@ -50,7 +50,7 @@ extension LocalStore {
 
     /// Notes that a pull of `collection` started (for `hasPendingDownload` after a crash).
     func markPulling(_ collection: String) throws {
-        try writer.write { db in try collectionStates.markPulling(db, collection) }
+        try writeBookkeeping { db in try collectionStates.markPulling(db, collection) }
     }
 
     /// Reads a pulled page (no database access: it may run while another page is being applied).

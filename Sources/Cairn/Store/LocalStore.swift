@@ -172,16 +172,7 @@ final class LocalStore: Sendable {
     /// (the server replays their results) or the same page is pulled again. The app's own writes always wait for
     /// the disk (`synchronous = FULL`).
     func writeBookkeeping<T>(_ body: (Database) throws -> T) throws -> T {
-        try writer.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
-            var result: T?
-            try db.inTransaction(.immediate) {
-                result = try body(db)
-                return .commit
-            }
-            return result!
-        }
+        try writer.writeBookkeeping(body)
     }
 
     /// Runs store work on the store's own queue, off Swift's cooperative pool: the sync engine's transactions go

@@ -140,7 +140,9 @@ actor SyncEngine {
             }
             let counts = try? await store.offPool { [summary] store in
                 try? store.endHistory(historyID ?? 0, summary: summary, error: nil)
-                store.checkpoint()
+                // A sync that moved many records folds the WAL into the database; a small one leaves it to SQLite's
+                // automatic checkpoint rather than wait for the disk twice more.
+                if summary.pulled + summary.pushed >= 1000 { store.checkpoint() }
                 return try store.counts()
             }
             await endProgress()

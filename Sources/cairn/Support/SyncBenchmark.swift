@@ -69,16 +69,29 @@ struct SyncBenchmark {
             figures["serverPushRecordsPerSecondNormalDurability"] = push ?? .null
         }
         figures["records"] = .integer(Int64(records))
-        // Last, so its rows in memory do not count in the client's peak.
-        let raw = try RawInsertBenchmark(records: records, directory: directory).run()
-        log(String(format: "raw GRDB insert of the same rows in one transaction: %.0f rows/s", raw))
-        figures["rawInsertRowsPerSecond"] = .number(raw.rounded())
-        for (ratio, figure) in [("pullToRawInsert", "pullRecordsPerSecond"), ("pushToRawInsert", "pushOpsPerSecond")] {
-            let value = (figures[figure]?.numberValue ?? 0) / raw
-            figures[ratio] = .number((value * 1000).rounded() / 1000)
+        // Last, so their rows in memory do not count in the client's peak.
+        let yardsticks = RawInsertBenchmark(records: records, directory: directory)
+        let floor = try yardsticks.floor()
+        let grdb = try yardsticks.grdb()
+        figures["sqliteFloorRowsPerSecond"] = .number(floor.rounded())
+        figures["rawInsertRowsPerSecond"] = .number(grdb.rounded())
+        log("")
+        log("each rate beside its yardsticks, measured in this run on the same rows (typed columns and the JSON, one transaction, WAL, synchronous FULL):")
+        log(String(format: "  SQLite's C API, a prepared statement, bound values (the floor): %.0f rows/s", floor))
+        log(String(format: "  GRDB, row by row: %.0f rows/s (%.2f× the floor)", grdb, grdb / floor))
+        for (name, figure, ratio, rawRatio) in [
+            ("initial pull", "pullRecordsPerSecond", "pullToSQLiteFloor", "pullToRawInsert"),
+            ("push", "pushOpsPerSecond", "pushToSQLiteFloor", "pushToRawInsert"),
+            ("server push alone", "serverPushRecordsPerSecond", "serverPushToSQLiteFloor", nil),
+            ("server pull alone", "serverPullRecordsPerSecond", "serverPullToSQLiteFloor", nil),
+        ] {
+            let rate = figures[figure]?.numberValue ?? 0
+            figures[ratio] = .number(BenchTiming.rounded(rate / floor))
+            if let rawRatio { figures[rawRatio] = .number(BenchTiming.rounded(rate / grdb)) }
+            log(String(format: "  %@: %.0f records/s = %.2f× the floor, %.2f× GRDB", name, rate, rate / floor, rate / grdb))
         }
-        log(String(format: "pull at %.2f× and push at %.2f× the raw insert rate",
-                   figures["pullToRawInsert"]?.numberValue ?? 0, figures["pushToRawInsert"]?.numberValue ?? 0))
+        let incremental = figures["incrementalPullMilliseconds"]?.numberValue ?? 0
+        log(String(format: "  incremental pull of 10 changes: %.2f ms; the floor writes 10 rows in %.3f ms", incremental, 10_000 / floor))
         log("client peak RSS \((figures["clientPeakRSSBytes"]?.integerValue ?? 0) / 1_048_576) MB, "
             + "server peak RSS \((figures["serverPeakRSSBytes"]?.integerValue ?? 0) / 1_048_576) MB")
         return figures
