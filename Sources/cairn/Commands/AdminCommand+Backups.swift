@@ -9,10 +9,12 @@ extension AdminCommand {
         static let configuration = CommandConfiguration(
             abstract: "Back up a data directory while its server keeps serving: the database and the files, consistent.",
             discussion: """
-                Writes cairn.sqlite (SQLite's online backup: every write acknowledged before it began), the files it
-                knows (checked against their sizes and SHA-256) and backup.json into a new or empty directory, and
-                records the backup in the server's database (GET /v1/admin/backups lists it). A server on PostgreSQL is
-                backed up with pg_dump (see README.md, Backups). Example:
+                Writes cairn.sqlite (SQLite's online backup: every write acknowledged before it began), the files it \
+                knows (checked against their sizes and SHA-256) and backup.json into a new or empty directory, and \
+                records the backup in the server's database (GET /v1/admin/backups lists it). A server on PostgreSQL is \
+                backed up with pg_dump (see README.md, Backups).
+
+                Example:
                   cairn admin --data ./cairn-data backup --to /backups/cairn-2026-11-24
                 """)
         @OptionGroup var options: AdminOptions
@@ -20,7 +22,7 @@ extension AdminCommand {
         var to: String
 
         func run() async throws {
-            try options.refusePostgres("back up")
+            try options.refusePostgres("backup")
             let started = ContinuousClock.now
             let report = try await CLIError.wrap("cannot back up \(options.data)") {
                 try await ServerBackup.run(dataDirectory: URL(fileURLWithPath: options.data), to: URL(fileURLWithPath: to))
@@ -36,8 +38,10 @@ extension AdminCommand {
         static let configuration = CommandConfiguration(
             abstract: "Restore a backup made by `cairn admin backup` into a new data directory, checked, for `cairn serve --data`.",
             discussion: """
-                Checks the database (SQLite's integrity_check) and every completed file (size and SHA-256). Apps synced
-                before the backup go on from their cursors; writes made after it are not in it. Example:
+                Checks the database (SQLite's integrity_check) and every completed file (size and SHA-256). Apps synced \
+                before the backup go on from their cursors; writes made after it are not in it.
+
+                Example:
                   cairn admin --data ./cairn-data-restored restore --from /backups/cairn-2026-11-24
                   cairn serve --data ./cairn-data-restored
                 """)
@@ -61,10 +65,10 @@ extension AdminCommand {
 extension AdminOptions {
     /// Throws, explaining PostgreSQL's own tools, when the options name a PostgreSQL database: it holds the whole
     /// server, files' bytes included, so `pg_dump` backs it up.
-    func refusePostgres(_ action: String) throws {
+    func refusePostgres(_ command: String) throws {
         guard case .postgres = backend else { return }
         throw CLIError("""
-            cairn admin \(action) works on a data directory (--data); a server on PostgreSQL keeps everything, files' bytes \
+            cairn admin \(command) works on a data directory (--data); a server on PostgreSQL keeps everything, files' bytes \
             included, in its database, so PostgreSQL's own tools back it up: pg_dump --format=custom --file=cairn.dump URL \
             and pg_restore --dbname=URL cairn.dump. Cairn needs nothing else (see README.md, Backups)
             """)
