@@ -62,6 +62,61 @@ struct BackupTests {
         try await storage.close()
     }
 
+    @Test("a cursor from before the backup continues on the restored server; one from after it is cursor_expired")
+    func cursors() async throws {
+        let root = TestScratch.url("cairn-backup")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data"), backup = root.appendingPathComponent("backup")
+        let restored = root.appendingPathComponent("restored")
+        let (before, after) = try await Self.serving(data) { _, http, token in
+            _ = try await Self.push(["n1", "n2"], http, token)
+            let before = try await Self.pull(since: nil, http, token)
+            _ = try await Self.push(["n3"], http, token)
+            _ = try await ServerBackup.run(dataDirectory: data, to: backup)
+            _ = try await Self.push(["n4"], http, token)
+            return (before.cursor, try await Self.pull(since: before.cursor, http, token).cursor)
+        }
+        _ = try await ServerRestore.run(from: backup, into: restored)
+        try await Self.serving(restored) { _, http, token in
+            let reply = try await http.send(.GET, Self.changes(since: before), token: token)
+            #expect(try reply.decode(ChangesPage.self).changes.map(\.id) == ["n3"])
+            let ahead = try await http.send(.GET, Self.changes(since: after), token: token)
+            #expect(ahead.status == 410)
+            #expect(ahead.errorCode == "cursor_expired")
+        }
+    }
+
+    /// Runs `body` against a server on `directory` with the project `field`, signed in as alice (a writer).
+    static func serving<T>(_ directory: URL, _ body: (EmbeddedServer, TestHTTPClient, String) async throws -> T) async throws -> T {
+        let server = try await EmbeddedServer.start(dataDirectory: directory) { $0.bcryptCost = 4 }
+        do {
+            try await server.setUp(project: "field", schema: Fixture.schema)
+            try await server.addUser("alice", password: TestServer.password, role: .writer, project: "field")
+            let http = TestHTTPClient(baseURL: server.baseURL)
+            let result = try await body(server, http, try await http.login("alice").accessToken)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    static func push(_ ids: [String], _ http: TestHTTPClient, _ token: String) async throws -> HTTPReply {
+        let operations = ids.map { SyncOperation(opId: newOpID(), collection: "notes", id: $0, op: .create, data: ["title": .string($0)]) }
+        let reply = try await http.send(.POST, "/v1/projects/field/batch", token: token, value: BatchRequest(operations: operations))
+        #expect(reply.status == 200)
+        return reply
+    }
+
+    static func pull(since: String?, _ http: TestHTTPClient, _ token: String) async throws -> ChangesPage {
+        try await http.send(.GET, changes(since: since), token: token).decode(ChangesPage.self)
+    }
+
+    static func changes(since: String?) -> String {
+        "/v1/projects/field/collections/notes/changes" + (since.map { "?since=" + Fixture.encode($0) } ?? "")
+    }
+
     /// A file row of `field` in `status`, with `bytes` in its blob when given.
     static func file(
         _ id: String, _ status: FileStatus, size: Int64? = nil, bytes: Data?, sha256: String? = nil, in opened: ServerBackend.Opened
