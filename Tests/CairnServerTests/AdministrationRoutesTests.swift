@@ -54,6 +54,7 @@ struct AdministrationRoutesTests {
         defer { Task { await fixture.stop() } }
         for (method, path, status) in [
             ("GET", "/v1/admin/users", 200), ("GET", "/v1/admin/projects", 200), ("POST", "/v1/admin/users/rita/revoke-sign-ins", 204),
+            ("GET", "/v1/admin/backups", 200),
         ] {
             #expect(try await fixture.http.send(.init(rawValue: method), path).status == 401, "\(path)")
             for user in ["ada", "alice", "olga"] {
@@ -63,6 +64,25 @@ struct AdministrationRoutesTests {
             }
             #expect(try await fixture.http.send(.init(rawValue: method), path, token: opal).status == status, "\(path)")
         }
+    }
+
+    @Test("backups: an empty list before the first, then every backup recorded, newest first, in the documented shape")
+    func backups() async throws {
+        let (fixture, opal) = try await Self.start()
+        defer { Task { await fixture.stop() } }
+        let none = try await fixture.http.send(.GET, "/v1/admin/backups", token: opal)
+        #expect(none.status == 200)
+        #expect(none.json == JSONValue.object(["backups": .array([])]))
+        let first = BackupSummary(createdAt: Date(timeIntervalSince1970: 1_800_000_000), path: "/backups/first", databaseBytes: 40960, fileCount: 3)
+        let second = BackupSummary(createdAt: Date(timeIntervalSince1970: 1_800_086_400), path: "/backups/second", databaseBytes: 81920, fileCount: 0)
+        try await fixture.server.server.storage.recordBackup(first)
+        try await fixture.server.server.storage.recordBackup(second)
+        let listed = try await fixture.http.send(.GET, "/v1/admin/backups", token: opal)
+        #expect(try listed.decode(BackupList.self).backups == [second, first])
+        let newest = try #require(listed.json?["backups"]?.arrayValue?.first?.objectValue)
+        #expect(Set(newest.keys) == ["createdAt", "path", "databaseBytes", "fileCount"])
+        #expect(newest["createdAt"] == "2027-01-16T08:00:00.000Z")
+        #expect(newest["databaseBytes"] == 81920)
     }
 
     @Test("users and projects come in pages of the asked size, key after key, with next null on the last")

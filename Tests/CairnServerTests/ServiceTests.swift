@@ -43,7 +43,7 @@ struct ServiceTests {
             "/v1/projects/{project}/files/{id}/upload": ["put"], "/v1/projects/{project}/files/{id}/complete": ["post"],
             "/v1/projects/{project}/files/{id}/content": ["get"], "/v1/public/files/{id}": ["get"],
             "/v1/projects/{project}/members": ["get"], "/v1/projects/{project}/members/{user}": ["put", "delete"],
-            "/v1/projects/{project}/members/{user}/revoke-sign-ins": ["post"], "/v1/admin/users": ["get"], "/v1/admin/projects": ["get"],
+            "/v1/projects/{project}/members/{user}/revoke-sign-ins": ["post"], "/v1/admin/users": ["get"], "/v1/admin/projects": ["get"], "/v1/admin/backups": ["get"],
             "/v1/admin/users/{user}/revoke-sign-ins": ["post"], "/v1/projects/{project}/members/{user}/claims": ["get", "put"],
             "/v1/projects/{project}/explain": ["get"], "/v1/projects/{project}/clients/{clientId}": ["delete"],
             "/v1/projects/{project}/clients/{clientId}/diagnostics": ["put", "get"],

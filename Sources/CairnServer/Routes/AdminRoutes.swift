@@ -2,8 +2,8 @@ import CairnProtocol
 import Foundation
 import Hummingbird
 
-/// The server-wide administration routes, for server operators only: users, projects, and revoking a user's
-/// sign-ins. Mounted at `v1/admin` behind ``AuthenticationMiddleware``.
+/// The server-wide administration routes, for server operators only: users, projects, revoking a user's sign-ins,
+/// and the backups made. Mounted at `v1/admin` behind ``AuthenticationMiddleware``.
 struct AdminRoutes: RouteGroup {
     let access: AccessControl
     let admin: ServerAdmin
@@ -18,6 +18,10 @@ struct AdminRoutes: RouteGroup {
             try await access.serverOperator(context)
             let page = try PageRequest(request.formQuery)
             return try Response.json(try await admin.projects(after: page.after, limit: page.limit))
+        }
+        routes.get("backups") { _, context in
+            try await access.serverOperator(context)
+            return try Response.json(BackupList(backups: try await admin.backups()))
         }
         routes.post("users/:user/revoke-sign-ins") { _, context in
             try await access.serverOperator(context)

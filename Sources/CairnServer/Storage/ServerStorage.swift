@@ -143,6 +143,10 @@ public protocol ServerStorage: Service, FileCatalog {
     /// When `user`'s sign-ins were last revoked by ``revokeSignIns(user:now:)``, if ever: a token issued before it is
     /// refused.
     func signInsRevokedAt(user: String) async throws -> Date?
+    /// Records a backup made of the server (``ServerBackup``); recording the same `createdAt` and `path` twice keeps one.
+    func recordBackup(_ backup: BackupSummary) async throws
+    /// The newest `limit` backups recorded, newest first.
+    func backups(limit: Int) async throws -> [BackupSummary]
 
     // MARK: Maintenance
 

@@ -36,7 +36,7 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
     /// Every table of a server's state, in an order foreign keys accept (a table after those it refers to).
     public static let all: [StorageTable] = [
         .users, .projects, .members, .tokens, .records, .collectionState, .operations, .clients, .files, .fileLimits,
-        .signInRevocations, .readScopes, .recordHistory, .serverSecrets, .clientDiagnostics,
+        .signInRevocations, .readScopes, .recordHistory, .serverSecrets, .clientDiagnostics, .backups,
     ]
 
     /// Accounts and their password hashes.
@@ -95,6 +95,9 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
     public static let serverSecrets = StorageTable("server_secrets", key: [.text("name")], [.text("value")])
     /// Read filters named by the fingerprints cursors carry.
     public static let readScopes = StorageTable("read_scopes", key: [.text("fingerprint")], [.text("filter")])
+    /// Backups of a data directory (``ServerBackup``), for operators to see when the last was made.
+    public static let backups = StorageTable(
+        "backups", key: [.real("created_at"), .text("path")], [.integer("database_bytes"), .integer("file_count")])
     /// Projects' own file limits.
     public static let fileLimits = StorageTable(
         "file_limits", key: [.text("project")],

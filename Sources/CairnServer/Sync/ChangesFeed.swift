@@ -65,6 +65,11 @@ struct ChangesFeed: Sendable {
         let rows = try await storage.feedRange(
             project: project, collection: collection, since: start.since, snapshotHigh: start.snapshotHigh, limit: request.limit,
             selection: selection)
+        if max(start.since, start.snapshotHigh == Int64.max ? 0 : start.snapshotHigh ?? 0) > rows.head {
+            // Versions never go back: a cursor past the head comes from before this server was restored from a backup,
+            // and the versions after the head will be handed out again, to other changes.
+            throw Self.expired("this cursor is ahead of the server's latest change (it was restored from a backup made before)")
+        }
         if rows.purgedThrough > max(start.since, start.snapshotHigh ?? 0) {
             throw Self.expired("this cursor is older than the tombstone retention horizon")
         }

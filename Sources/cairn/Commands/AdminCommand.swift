@@ -38,11 +38,12 @@ struct AdminCommand: AsyncParsableCommand {
               cairn admin --data ./cairn-data list-clients --project field --behind 1000
               cairn admin --data ./cairn-data diagnostics --project field --client c-5e2a9c41-...
               cairn admin --data ./cairn-data remove-client --project field c-5e2a9c41-...
+              cairn admin --data ./cairn-data backup --to /backups/cairn-2026-11-24
             """,
         subcommands: [
             AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self, SetClaims.self, Claims.self, Explain.self, Limits.self,
             Migrate.self, GrantOperator.self, RevokeOperator.self, ListUsers.self, ListProjects.self, ListMembers.self, ListClients.self,
-            RemoveMember.self, RevokeSignIns.self, RemoveClient.self, ClientDiagnosticsCommand.self,
+            RemoveMember.self, RevokeSignIns.self, RemoveClient.self, ClientDiagnosticsCommand.self, Backup.self, Restore.self,
         ])
 
     /// `--data` may come before the subcommand, as in `cairn admin --data DIR add-project NAME`.

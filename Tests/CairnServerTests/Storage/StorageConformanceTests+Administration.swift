@@ -162,4 +162,18 @@ struct StorageAdministrationConformanceTests {
             #expect(try await storage.diagnostics(clientID: kept, project: "field") != nil)
         }
     }
+
+    @Test("backups are recorded once each and listed newest first, at most the limit", arguments: StorageBackend.all)
+    func backups(backend: StorageBackend) async throws {
+        try await backend.withStorage { storage in
+            #expect(try await storage.backups(limit: 10).isEmpty)
+            let monday = BackupSummary(createdAt: F.epoch, path: "/backups/monday", databaseBytes: 4096, fileCount: 2)
+            let tuesday = BackupSummary(createdAt: F.epoch + 86_400.5, path: "/backups/tuesday", databaseBytes: 8192, fileCount: 0)
+            try await storage.recordBackup(monday)
+            try await storage.recordBackup(tuesday)
+            try await storage.recordBackup(monday)
+            #expect(try await storage.backups(limit: 10) == [tuesday, monday])
+            #expect(try await storage.backups(limit: 1) == [tuesday])
+        }
+    }
 }

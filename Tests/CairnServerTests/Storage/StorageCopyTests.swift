@@ -111,6 +111,7 @@ struct StorageCopyTests {
         // A record changed twice: its first state is kept in the history.
         try await F.commit([F.row("n4", 4, #"{"title":"first"}"#)], at: F.epoch + 20, in: storage)
         try await F.commit([F.row("n4", 5, #"{"title":"second"}"#)], at: F.epoch + 30, in: storage)
+        try await storage.recordBackup(BackupSummary(createdAt: F.epoch + 40.25, path: "/backups/é", databaseBytes: 4096, fileCount: 1))
         try await blobs.create(project: "field", id: "f-1")
         _ = try await blobs.write(
             project: "field", id: "f-1", at: 0, limit: 2500, from: ServerMigration.once(ByteBuffer(bytes: TestFiles.bytes(2500, seed: 1))))

@@ -244,6 +244,15 @@ enum PostgresMigrations {
             // The latest diagnostics report each client uploaded (JSON text), for support.
             "CREATE TABLE client_diagnostics (client_id TEXT PRIMARY KEY, project TEXT NOT NULL, uploaded_at DOUBLE PRECISION NOT NULL, report TEXT NOT NULL)",
         ]),
+        Migration(version: 10, name: "backups", statements: [
+            // Backups of a data directory (`cairn admin backup`), listed for operators; a server on PostgreSQL keeps
+            // them only when it was migrated from one.
+            """
+            CREATE TABLE backups (
+                created_at DOUBLE PRECISION NOT NULL, path TEXT NOT NULL, database_bytes BIGINT NOT NULL, file_count BIGINT NOT NULL,
+                PRIMARY KEY (created_at, path))
+            """,
+        ]),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions

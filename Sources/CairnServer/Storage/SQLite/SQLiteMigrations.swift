@@ -169,6 +169,18 @@ enum SQLiteMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v6-backups") { db in
+            try db.execute(sql: """
+                -- Backups of the data directory made by `cairn admin backup`, for operators to see the last one.
+                CREATE TABLE backups (
+                    created_at REAL NOT NULL,
+                    path TEXT NOT NULL,
+                    database_bytes INTEGER NOT NULL,
+                    file_count INTEGER NOT NULL,
+                    PRIMARY KEY (created_at, path)
+                );
+                """)
+        }
         return migrator
     }
 }
