@@ -100,7 +100,7 @@ let package = Package(
                 // The identity provider's JWKS fetched from its URL.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
-            resources: [.copy("Resources/openapi.json")]
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/console")]
         ),
         .target(
             name: "CairnTesting",

@@ -8,4 +8,6 @@ extension HTTPField.Name {
     static let uploadOffset = HTTPField.Name(CairnHeader.uploadOffset)!
     /// `Upload-Length`: a file upload's declared size.
     static let uploadLength = HTTPField.Name(CairnHeader.uploadLength)!
+    /// `Referrer-Policy`: what the browser tells other sites about the page a request came from.
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 }

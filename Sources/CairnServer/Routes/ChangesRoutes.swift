@@ -3,7 +3,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// A collection's changes feed and digest. Mounted at `v1/projects/:project`.
+/// A collection's changes feed and digest, and the feed as one member pulls it (`view-as`, for admins). Mounted at
+/// `v1/projects/:project`.
 struct ChangesRoutes: ProjectRouteGroup {
     let access: AccessControl
     let feed: ChangesFeed
@@ -20,6 +21,21 @@ struct ChangesRoutes: ProjectRouteGroup {
                 scope: try await access.scope(caller, collection), user: caller.user, clientID: request.headers[.cairnClientID],
                 now: clock.now())
             metrics.pulled(page.records)
+            return Response.jsonBytes(page.body)
+        }
+        routes.on(.get, "collections/:collection/view-as", requires: .admin, action: "Viewing as another user") { request, context, caller in
+            let (schema, collection) = try await access.collection(caller, context)
+            let query = try request.formQuery
+            guard let user = query.get("user"), !user.isEmpty else { throw ErrorBody.validation("user is required", field: "user") }
+            guard let role = try await access.storage.role(user: user, project: caller.project) else {
+                throw ErrorBody.notFound("member \"\(user)\" of \(caller.project)")
+            }
+            // The member's own scope, as their pulls get it: the same rules, role and stored claims.
+            let member = ProjectAccess(user: user, project: caller.project, role: role)
+            let changes = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
+            let page = try await feed.page(
+                project: caller.project, collection: collection, schemaVersion: schema.version, request: changes,
+                scope: try await access.scope(member, collection), user: user, clientID: nil, now: clock.now())
             return Response.jsonBytes(page.body)
         }
         routes.on(.get, "collections/:collection/digest", requires: .reader) { request, context, caller in
