@@ -23,6 +23,11 @@ import time
 import urllib.error
 import urllib.request
 
+# This folder holds queue.py, which would shadow the standard library's queue that Selenium's urllib3 imports: this
+# folder goes to the end of the path, after the standard library.
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path = [entry for entry in sys.path if os.path.abspath(entry or ".") != HERE] + [HERE]
+
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, TimeoutException
 from selenium.webdriver.common.by import By
@@ -298,6 +303,7 @@ def main():
         for user in ("bob", "ana", "rita"):
             console.go("#/p/field/data")
             console.text_in("#record-count", "records")
+            Select(console.find("#filter-field")).select_by_value("")
             Select(console.find("#view-as")).select_by_value(user)
             console.find("#apply").click()
             console.text_in("#view-as-banner", user)
