@@ -148,17 +148,23 @@ class Console:
             return True
         raise SystemExit("FAILED: an alert ran in the console: %r" % text)
 
+    def show(self, css):
+        """Scrolls the element into the middle of the page, for a screenshot."""
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", self.find(css))
+
     def accept_confirm(self):
         self.wait(EC.alert_is_present()).accept()
 
     def screenshot(self, name):
         """The page at each size, saved as NAME-WIDTHxHEIGHT.png; back to 1280x800 after."""
         for width, height in SIZES:
-            self.driver.set_window_size(width, height)
+            # The page's own size (the viewport), not the window's.
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
             time.sleep(0.4)
             path = os.path.join(self.shots, "%s-%dx%d.png" % (name, width, height))
             self.driver.save_screenshot(path)
-        self.driver.set_window_size(*SIZES[0])
+        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         print("ok: screenshots of %s" % name)
 
     def quit(self):
@@ -266,6 +272,7 @@ def main():
         console.text_in("#schema-outcome", "validation_failed")
         console.text_in("#schema-outcome", "jobs.rules.read")
         check(True, "a schema whose rule names an unknown field shows validation_failed at jobs.rules.read")
+        console.show("#schema-outcome")
         console.screenshot("project-error")
 
         print("== data")
@@ -292,6 +299,7 @@ def main():
         explained = console.find("#explain").text
         check("allowed" in explained and "read.or[1]" in explained,
               "j1's explain for bob shows read allowed by read.or[1] (his north claim)", "allowed, read.or[1]", explained)
+        console.show("#explain")
         console.screenshot("data-record")
         row = [r for r in console.driver.find_elements(By.CSS_SELECTOR, "#records tbody tr") if XSS in r.text][0]
         row.click()
@@ -323,7 +331,10 @@ def main():
         console.go("#/p/field/files")
         console.text_in("#files", "site-photo.jpg")
         console.find("#files tbody tr").click()
-        console.text_in("#file", "sha256")
+        console.text_in("#file", "SHA-256")
+        console.find("#file button").click()
+        console.text_in("#files-status", "Downloaded site-photo.jpg")
+        check(True, "site-photo.jpg opens with its metadata and downloads (fetch with the token, then a blob)")
         console.screenshot("files")
         console.go("#/p/field/activity")
         console.text_in("#stream-status", "Listening")

@@ -23,7 +23,7 @@ function parseMetrics(text) {
 
 /** A small line chart on a canvas, with its label and latest value as text beside it. */
 function chart(label, unit) {
-  const canvas = el("canvas", { width: 320, height: 90, role: "img", "aria-label": label });
+  const canvas = el("canvas", { width: 360, height: 64, role: "img", "aria-label": `${label}, the last ${POINTS} readings` });
   const value = el("span", { class: "figure" }, "…");
   const values = [];
   const node = el("section", { class: "card chart" }, el("h3", {}, label), value, canvas);
@@ -36,17 +36,14 @@ function chart(label, unit) {
     context.moveTo(0, height - 0.5);
     context.lineTo(width, height - 0.5);
     context.stroke();
-    if (values.length < 2) return;
+    // One bar per reading, newest on the right; the tallest reaches the top.
     const top = Math.max(1, ...values);
-    context.strokeStyle = "#2f6fdb";
-    context.lineWidth = 2;
-    context.beginPath();
+    const slot = width / POINTS;
+    context.fillStyle = "#2f6fdb";
     values.forEach((v, i) => {
-      const x = (i / (POINTS - 1)) * width;
-      const y = height - 4 - (v / top) * (height - 12);
-      if (i === 0) context.moveTo(x, y); else context.lineTo(x, y);
+      const barHeight = Math.max(v > 0 ? 2 : 0, (v / top) * (height - 6));
+      context.fillRect(width - (values.length - i) * slot + 1, height - 1 - barHeight, slot - 2, barHeight);
     });
-    context.stroke();
   }
   return {
     node,
@@ -87,12 +84,13 @@ export function renderActivity(container, project) {
         charts.conflicts.push(rate("cairn_conflicts_total"));
       }
       charts.live.push(sums.cairn_sse_connections ?? 0);
-      previous = { at: now, sums };
+      previous = { at: now, sums, first: !previous };
       replace(metricsStatus);
     } catch (error) {
       if (error.name !== "AbortError") replace(metricsStatus, errorBox(error));
     }
-    if (!controller.signal.aborted) timer = setTimeout(poll, POLL_MS);
+    // The second reading comes after a second, so the rates show at once; then every POLL_MS.
+    if (!controller.signal.aborted) timer = setTimeout(poll, previous?.first ? 1000 : POLL_MS);
   }
 
   async function listen() {

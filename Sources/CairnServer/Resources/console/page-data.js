@@ -1,7 +1,7 @@
 // A collection's records in pages, with a filter and a sort; one record with its fields and `explain`; and "view as
 // user": the records that member's devices receive (the server's view-as route, computed by its own rule code).
 import { all, get, query, seg } from "./api.js";
-import { badge, compact, el, errorBox, field, heading, jsonBlock, loading, replace, select, table, when } from "./ui.js";
+import { badge, compact, el, errorBox, field, heading, loading, replace, select, table, when } from "./ui.js";
 
 const ops = ["eq", "ne", "lt", "lte", "gt", "gte", "like", "in", "contains", "exists"];
 
@@ -27,8 +27,9 @@ function verdictView(title, verdict) {
   return el("section", { class: "card verdict" },
     el("h4", {}, title, " ", verdict.allowed ? badge("allowed", "ok") : badge("refused", "bad")),
     el("p", {}, verdict.reason),
-    verdict.rule ? el("div", {}, el("strong", {}, "Rule"), jsonBlock(verdict.rule)) : null,
-    verdict.bound ? el("div", {}, el("strong", {}, "With this user's values"), jsonBlock(verdict.bound)) : null,
+    el("dl", { class: "rules" },
+      verdict.rule ? [el("dt", {}, "Rule"), el("dd", {}, el("code", {}, JSON.stringify(verdict.rule)))] : null,
+      verdict.bound ? [el("dt", {}, "With this user's values"), el("dd", {}, el("code", {}, JSON.stringify(verdict.bound)))] : null),
     verdict.conditions?.length ? table([
       ["Where", (c) => el("code", {}, c.path)],
       ["Condition", (c) => el("code", {}, compact(c.bound ?? c.condition))],
@@ -116,10 +117,10 @@ function build(container, base, schema, members) {
       state.asUser ? el("p", { class: "banner", id: "view-as-banner" }, `Viewing as ${state.asUser}: exactly the records their pulls return.`) : null,
       el("p", { class: "muted", id: "record-count", role: "status" }, count),
       table([
-        ["id", (r) => el("code", {}, r.id)],
+        ["id", (r) => el("code", { class: "nowrap" }, r.id)],
         ...columns.map((f) => [f.name, (r) => compact(r.data?.[f.name])]),
         ["version", (r) => r.version],
-        ["updated", (r) => when(r.updatedAt)],
+        ["updated", (r) => el("span", { class: "nowrap" }, when(r.updatedAt))],
         ["by", (r) => r.updatedBy ?? ""],
       ], sorted(state.records), { onRow: showRecord, empty: "No records match." }),
       state.hasMore ? el("button", { type: "button", id: "next-page", onclick: () => load(true) }, "Load the next page") : null);

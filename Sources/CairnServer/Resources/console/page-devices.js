@@ -41,7 +41,7 @@ export function renderDevices(container, project) {
     replace(list,
       el("p", { class: "muted", role: "status" }, `${items.length} device${items.length === 1 ? "" : "s"}${behindInput.value ? ` at least ${behindInput.value} versions behind` : ""}`),
       table([
-        ["Client", (c) => el("code", {}, c.clientId)],
+        ["Client", (c) => el("code", { title: c.clientId, class: "nowrap" }, c.clientId.length > 14 ? `${c.clientId.slice(0, 12)}…` : c.clientId)],
         ["User", (c) => c.user],
         ["Device", (c) => c.device ?? "—"],
         ["App", (c) => c.app ?? "—"],

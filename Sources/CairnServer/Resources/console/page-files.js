@@ -1,6 +1,6 @@
 // A project's files: search by name, tag and status; metadata; download (fetch with the token, then a blob); delete.
 import { call, del, get, query, seg } from "./api.js";
-import { badge, bytes, el, errorBox, field, heading, jsonBlock, loading, replace, table, when } from "./ui.js";
+import { badge, bytes, el, errorBox, field, heading, loading, replace, table, when } from "./ui.js";
 
 export function renderFiles(container, project) {
   const base = `/v1/projects/${seg(project)}/files`;
@@ -64,14 +64,20 @@ export function renderFiles(container, project) {
       el("div", { class: "row-actions" },
         file.status === "completed" ? el("button", { type: "button", onclick: () => download(file) }, "Download") : null,
         file.status !== "deleted" ? el("button", { type: "button", class: "danger", onclick: () => remove(file) }, "Delete") : null),
-      jsonBlock(file));
+      el("dl", { class: "facts" }, [
+        ["Id", file.id], ["Type", file.contentType], ["Size", `${bytes(file.size)} (${file.size} bytes)`], ["SHA-256", file.sha256 ?? "—"],
+        ["Status", file.status], ["Tags", (file.tags ?? []).join(", ") || "—"], ["Public", file.public ? "yes" : "no"],
+        ["Created", `${when(file.createdAt)} by ${file.createdBy ?? "—"}`], ["Updated", when(file.updatedAt)],
+        ["Attached to", file.attachTo ? `${file.attachTo.collection}/${file.attachTo.id}.${file.attachTo.field}` : "—"],
+        ["Uploaded", `${bytes(file.uploadOffset)} of ${bytes(file.size)}`], ["Expires", when(file.expiresAt)],
+      ].map(([term, value]) => [el("dt", {}, term), el("dd", {}, value)])));
   }
 
   function show() {
     replace(list,
       table([
         ["Name", (f) => f.name],
-        ["Size", (f) => bytes(f.size)],
+        ["Size", (f) => el("span", { class: "nowrap" }, bytes(f.size))],
         ["Type", (f) => f.contentType],
         ["Status", (f) => badge(f.status, f.status === "completed" ? "ok" : f.status === "deleted" ? "bad" : "warn")],
         ["Tags", (f) => (f.tags ?? []).join(", ")],

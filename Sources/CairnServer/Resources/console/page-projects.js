@@ -1,7 +1,7 @@
 // A project's schema: collections with fields, indexes, conflict policy and rules; and setting a new schema from JSON,
 // with the server's validation errors shown beside the editor.
 import { get, put, seg } from "./api.js";
-import { badge, el, errorBox, field, heading, into, jsonBlock, replace, table } from "./ui.js";
+import { badge, el, errorBox, field, heading, into, replace, table } from "./ui.js";
 
 function collectionCard(collection) {
   return el("section", { class: "card" },
@@ -9,14 +9,15 @@ function collectionCard(collection) {
     table([["Field", (f) => f.name], ["Type", (f) => f.type]], collection.fields ?? [], { empty: "No fields." }),
     el("p", {}, el("strong", {}, "Indexes: "),
       (collection.indexes ?? []).length ? collection.indexes.map((index) => index.join(", ")).join(" · ") : "none"),
-    collection.rules ? el("div", {}, el("strong", {}, "Rules"), jsonBlock(collection.rules)) : el("p", { class: "muted" }, "No data rules: every member reads and writes every record their role allows."));
+    collection.rules ? el("div", {}, el("strong", {}, "Rules"), el("dl", { class: "rules" },
+      Object.entries(collection.rules).map(([kind, rule]) => [el("dt", {}, kind), el("dd", {}, el("code", {}, JSON.stringify(rule)))]))) : el("p", { class: "muted" }, "No data rules: every member reads and writes every record their role allows."));
 }
 
 export function renderProject(container, project) {
   const body = el("div");
   replace(container, heading(`Project ${project}`), body);
   into(body, () => get(`/v1/projects/${seg(project)}/schema`), (schema) => {
-    const editor = el("textarea", { rows: 18, spellcheck: "false", class: "code" }, JSON.stringify({ collections: schema.collections }, null, 2));
+    const editor = el("textarea", { rows: 14, spellcheck: "false", class: "code" }, JSON.stringify({ collections: schema.collections }, null, 2));
     const outcome = el("div", { id: "schema-outcome", "aria-live": "polite" });
     const save = el("button", { type: "submit" }, "Set schema");
     const form = el("form", {

@@ -116,8 +116,3 @@ export function heading(text, ...actions) {
 export function badge(text, kind = "") {
   return el("span", { class: `badge ${kind}` }, text);
 }
-
-/** Pretty-printed JSON in a block, as text. */
-export function jsonBlock(value) {
-  return el("pre", { class: "json" }, JSON.stringify(value, null, 2));
-}
