@@ -1,7 +1,7 @@
 // A collection's records in pages, with a filter and a sort; one record with its fields and `explain`; and "view as
 // user": the records that member's devices receive (the server's view-as route, computed by its own rule code).
 import { all, get, query, seg } from "./api.js";
-import { badge, compact, el, errorBox, field, heading, loading, replace, select, table, when } from "./ui.js";
+import { badge, compact, describe, el, errorBox, field, heading, loading, replace, select, table, when } from "./ui.js";
 
 const ops = ["eq", "ne", "lt", "lte", "gt", "gte", "like", "in", "contains", "exists"];
 
@@ -28,12 +28,12 @@ function verdictView(title, verdict) {
     el("h4", {}, title, " ", verdict.allowed ? badge("allowed", "ok") : badge("refused", "bad")),
     el("p", {}, verdict.reason),
     el("dl", { class: "rules" },
-      verdict.rule ? [el("dt", {}, "Rule"), el("dd", {}, el("code", {}, JSON.stringify(verdict.rule)))] : null,
-      verdict.bound ? [el("dt", {}, "With this user's values"), el("dd", {}, el("code", {}, JSON.stringify(verdict.bound)))] : null),
+      verdict.rule ? [el("dt", {}, "Rule"), el("dd", {}, el("code", {}, describe(verdict.rule)))] : null,
+      verdict.bound ? [el("dt", {}, "With this user's values"), el("dd", {}, el("code", {}, describe(verdict.bound)))] : null),
     verdict.conditions?.length ? table([
       ["Where", (c) => el("code", {}, c.path)],
-      ["Condition", (c) => el("code", {}, compact(c.bound ?? c.condition))],
-      ["Holds", (c) => (c.matches ? "yes" : "no")],
+      ["Condition", (c) => el("code", {}, describe(c.bound ?? c.condition))],
+      ["Holds", (c) => (c.matches ? badge("yes", "ok") : badge("no"))],
       ["Decides", (c) => (c.decides ? "yes" : "")],
     ], verdict.conditions) : null);
 }
@@ -63,6 +63,7 @@ function build(container, base, schema, members) {
   const asUserSelect = select([["", "everything (as admin)"], ...members.map((m) => [m.user, `${m.user} (${m.role})`])], "", { id: "view-as" });
   const results = el("div", { id: "records" });
   const detail = el("div", { id: "record" });
+  const verdicts = el("div", { id: "explain", "aria-live": "polite" });
 
   function fillFields() {
     const names = ["id", ...(state.collection.fields ?? []).map((f) => f.name)];
@@ -130,7 +131,6 @@ function build(container, base, schema, members) {
     const declared = new Map((state.collection.fields ?? []).map((f) => [f.name, f.type]));
     const names = [...new Set([...declared.keys(), ...Object.keys(record.data ?? {})])];
     const explainUser = select(members.map((m) => m.user), state.asUser || members[0]?.user, { id: "explain-user" });
-    const verdicts = el("div", { id: "explain", "aria-live": "polite" });
     const explainForm = el("form", {
       class: "inline",
       onsubmit: async (event) => {
@@ -139,8 +139,9 @@ function build(container, base, schema, members) {
         try {
           const answer = await get(`${base}/explain${query({ user: explainUser.value, collection: state.collection.name, id: record.id })}`);
           replace(verdicts,
+            el("h2", {}, `Explain: ${answer.user} and record ${record.id}`),
             el("p", {}, `${answer.user} is ${answer.role ? answer.role : "not a member"} with claims `, el("code", {}, compact(answer.claims))),
-            el("div", { class: "cards" }, verdictView("Read", answer.read), verdictView("Write", answer.write)));
+            el("div", { class: "cards verdicts" }, verdictView("Read", answer.read), verdictView("Write", answer.write)));
         } catch (error) {
           replace(verdicts, errorBox(error));
         }
@@ -157,8 +158,8 @@ function build(container, base, schema, members) {
         ["Value", (n) => el("code", { class: "value" }, compact(record.data?.[n]) || "—")],
       ], names, { caption: "Fields" }),
       el("p", { class: "muted" }, "The server keeps per-field versions for merging but does not serve them: the record's last change is shown above."),
-      members.length ? explainForm : el("p", { class: "empty" }, "The project has no members to explain for."),
-      verdicts);
+      members.length ? explainForm : el("p", { class: "empty" }, "The project has no members to explain for."));
+    replace(verdicts);
     detail.scrollIntoView({ block: "nearest" });
   }
 
@@ -168,6 +169,7 @@ function build(container, base, schema, members) {
       event.preventDefault();
       state.asUser = asUserSelect.value;
       replace(detail);
+      replace(verdicts);
       load();
     },
   },
@@ -182,11 +184,12 @@ function build(container, base, schema, members) {
     state.collection = schema.collections.find((c) => c.name === collectionSelect.value);
     fillFields();
     replace(detail);
+    replace(verdicts);
     load();
   });
   sortSelect.addEventListener("change", show);
   directionSelect.addEventListener("change", show);
 
-  replace(container, heading(`Data of ${base.split("/").pop()}`), form, el("div", { class: "split" }, results, detail));
+  replace(container, heading(`Data of ${base.split("/").pop()}`), form, el("div", { class: "split" }, results, detail), verdicts);
   load();
 }

@@ -1,7 +1,7 @@
 // A project's schema: collections with fields, indexes, conflict policy and rules; and setting a new schema from JSON,
 // with the server's validation errors shown beside the editor.
 import { get, put, seg } from "./api.js";
-import { badge, el, errorBox, field, heading, into, replace, table } from "./ui.js";
+import { badge, describe, el, errorBox, field, heading, into, replace, table } from "./ui.js";
 
 function collectionCard(collection) {
   return el("section", { class: "card" },
@@ -10,7 +10,7 @@ function collectionCard(collection) {
     el("p", {}, el("strong", {}, "Indexes: "),
       (collection.indexes ?? []).length ? collection.indexes.map((index) => index.join(", ")).join(" · ") : "none"),
     collection.rules ? el("div", {}, el("strong", {}, "Rules"), el("dl", { class: "rules" },
-      Object.entries(collection.rules).map(([kind, rule]) => [el("dt", {}, kind), el("dd", {}, el("code", {}, JSON.stringify(rule)))]))) : el("p", { class: "muted" }, "No data rules: every member reads and writes every record their role allows."));
+      Object.entries(collection.rules).map(([kind, rule]) => [el("dt", {}, kind), el("dd", {}, el("code", {}, describe(rule)))]))) : el("p", { class: "muted" }, "No data rules: every member reads and writes every record their role allows."));
 }
 
 export function renderProject(container, project) {

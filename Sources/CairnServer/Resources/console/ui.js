@@ -116,3 +116,14 @@ export function heading(text, ...actions) {
 export function badge(text, kind = "") {
   return el("span", { class: `badge ${kind}` }, text);
 }
+
+/** A filter in words: `assignee eq user.name or region in ["north"]`; parameters by name, values as JSON. */
+export function describe(filter) {
+  if (!filter || typeof filter !== "object") return JSON.stringify(filter);
+  const group = (parts, joiner) => (parts.length ? parts.map((part) => (part.and || part.or ? `(${describe(part)})` : describe(part))).join(joiner) : joiner.trim() === "and" ? "everything" : "nothing");
+  if (filter.and) return group(filter.and, " and ");
+  if (filter.or) return group(filter.or, " or ");
+  if (filter.not) return `not (${describe(filter.not)})`;
+  const value = filter.value && typeof filter.value === "object" && "param" in filter.value ? filter.value.param : JSON.stringify(filter.value);
+  return `${filter.field} ${filter.op} ${value}`;
+}
