@@ -16,7 +16,6 @@ Usage: python3 scripts/outside/console.py [path/to/cairn]   (default: $CAIRN, el
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,6 +34,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
 
+import live_server
 from live_server import call, check, serve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -180,13 +180,9 @@ def main():
     process, console = None, None
     try:
         data = os.path.join(work, "data")
-        admin = [CAIRN, "admin", "--data", data]
 
         def run_admin(*args):
-            done = subprocess.run(admin + list(args), capture_output=True, text=True, timeout=120)
-            if done.returncode != 0:
-                raise SystemExit("FAILED: cairn admin %s exited %d:\n%s%s"
-                                 % (" ".join(args), done.returncode, done.stdout, done.stderr))
+            return live_server.run_admin(CAIRN, data, *args)
 
         print("== cairn admin: a project, an operator, a project admin, members with roles and claims")
         run_admin("add-project", "field")

@@ -1,6 +1,6 @@
 // A project's devices (registered clients): app, last sync, how far behind the feed; the stuck ones by `?behind=`.
 import { del, get, post, query, seg } from "./api.js";
-import { badge, el, errorBox, field, heading, loading, replace, table, when } from "./ui.js";
+import { badge, el, errorBox, field, heading, loading, perform, replace, table, when } from "./ui.js";
 
 export function renderDevices(container, project) {
   const base = `/v1/projects/${seg(project)}`;
@@ -10,16 +10,7 @@ export function renderDevices(container, project) {
   let after = null;
   let items = [];
 
-  async function act(what, action) {
-    replace(status, el("p", { class: "loading", role: "status" }, `${what}…`));
-    try {
-      await action();
-      replace(status, el("p", { class: "ok", role: "status" }, `${what}: done.`));
-      load();
-    } catch (error) {
-      replace(status, errorBox(error));
-    }
-  }
+  const act = (what, action) => perform(status, what, action, () => load());
 
   async function load(more = false) {
     if (!more) {

@@ -1,6 +1,6 @@
 // A project's members: roles and claims; add, change, remove; revoke a member's sign-ins.
 import { all, del, post, put, seg } from "./api.js";
-import { compact, el, errorBox, field, heading, into, replace, select, table } from "./ui.js";
+import { compact, el, errorBox, field, heading, into, perform, replace, select, table } from "./ui.js";
 
 const roles = ["reader", "writer", "admin"];
 
@@ -9,16 +9,7 @@ export function renderMembers(container, project, session) {
   const status = el("div", { id: "members-status", "aria-live": "polite" });
   const list = el("div");
 
-  async function act(what, action) {
-    replace(status, el("p", { class: "loading", role: "status" }, `${what}…`));
-    try {
-      await action();
-      replace(status, el("p", { class: "ok", role: "status" }, `${what}: done.`));
-      load();
-    } catch (error) {
-      replace(status, errorBox(error));
-    }
-  }
+  const act = (what, action) => perform(status, what, action, () => load());
 
   function claimsEditor(member) {
     const text = el("textarea", { rows: 4, class: "code", spellcheck: "false" }, JSON.stringify(member.claims ?? {}, null, 2));

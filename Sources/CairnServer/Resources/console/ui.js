@@ -107,6 +107,19 @@ export async function into(container, load, render) {
   }
 }
 
+/** Runs a change the user asked for, saying in `status` that it runs, then that it is done (and calls `then`) or
+ * what the server answered. */
+export async function perform(status, what, action, then) {
+  replace(status, el("p", { class: "loading", role: "status" }, `${what}…`));
+  try {
+    await action();
+    replace(status, el("p", { class: "ok", role: "status" }, `${what}: done.`));
+    then?.();
+  } catch (error) {
+    replace(status, errorBox(error));
+  }
+}
+
 /** A heading with optional actions on its right. */
 export function heading(text, ...actions) {
   return el("div", { class: "heading" }, el("h1", {}, text), el("div", { class: "actions" }, actions));
