@@ -96,6 +96,25 @@ struct ConsoleRoutesTests {
         #expect(!old.isOperator)
     }
 
+    @Test("me for an identity provider's JWT: its roles claim's existing projects, or the members table; never an operator")
+    func meWithIdentityProvider() async throws {
+        let provider = try TestIdentityProvider()
+        let clock = ManualWallClock()
+        let (fixture, file) = try await IdentityProviderTests.start(provider, clock: clock)
+        defer { Task { await fixture.stop(); try? FileManager.default.removeItem(at: file) } }
+        let claimed = try TestIdentityProvider.token(
+            TestIdentityProvider.claims("zoe", now: clock.now(), ["cairn": ["projects": ["field": "admin", "nosuch": "admin"]]]), key: provider.ec)
+        let zoe = try await fixture.http.send(.GET, "/v1/auth/me", token: claimed)
+        #expect(try zoe.decode(UserInfo.self) == UserInfo(name: "zoe", projects: [ProjectMembership(name: "field", role: .admin)]))
+        // Without a roles claim, the members table decides; an operator's name in a JWT is not an operator.
+        try await fixture.server.server.admin.addUser("opal", password: TestServer.password, isOperator: true)
+        let plain = try TestIdentityProvider.token(TestIdentityProvider.claims("opal", now: clock.now()), key: provider.ec)
+        let opal = try await fixture.http.send(.GET, "/v1/auth/me", token: plain)
+        #expect(try opal.decode(UserInfo.self) == UserInfo(name: "opal", projects: [], isOperator: false))
+        let ada = try TestIdentityProvider.token(TestIdentityProvider.claims("ada", now: clock.now()), key: provider.ec)
+        #expect(try await fixture.http.send(.GET, "/v1/auth/me", token: ada).decode(UserInfo.self).projects == [ProjectMembership(name: "field", role: .admin)])
+    }
+
     @Test("view-as: no token 401, non-member 404, reader and writer 403; for an admin, exactly the member's own pull")
     func viewAs() async throws {
         let fixture = try await RulesFixture.start()
