@@ -115,6 +115,34 @@ struct ConsoleRoutesTests {
         #expect(try await fixture.http.send(.GET, "/v1/auth/me", token: ada).decode(UserInfo.self).projects == [ProjectMembership(name: "field", role: .admin)])
     }
 
+    @Test("field-versions: no token 401, non-member 404, reader and writer 403; each field's last change, 404 without a live record")
+    func fieldVersions() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        try await fixture.server.server.admin.addUser("opal", password: TestServer.password, isOperator: true)
+        let opal = try await fixture.http.login("opal").accessToken
+        let created = try await fixture.push("alice", [
+            SyncOperation(opId: newOpID(), collection: "notes", id: "n-1", op: .create, data: ["title": "a", "done": false])])
+        let first = try #require(created.first?.record?.version)
+        let patched = try await fixture.push("bob", [
+            SyncOperation(opId: newOpID(), collection: "notes", id: "n-1", op: .patch, baseVersion: first, data: ["done": true])])
+        let second = try #require(patched.first?.record?.version)
+        let path = "/v1/projects/field/collections/notes/records/n-1/field-versions"
+        for (token, status) in [(nil, 401), (fixture.tokens["olga"], 404), (fixture.tokens["rita"], 403), (fixture.tokens["alice"], 403)] {
+            #expect(try await fixture.http.send(.GET, path, token: token).status == status)
+        }
+        for token in [fixture.tokens["ada"]!, opal] {
+            let reply = try await fixture.http.send(.GET, path, token: token)
+            #expect(reply.status == 200)
+            #expect(reply.json?["version"] == .integer(second))
+            #expect(reply.json?["fieldVersions"] == .object(["title": .integer(first), "done": .integer(second)]))
+        }
+        #expect(try await fixture.http.send(.GET, "/v1/projects/field/collections/notes/records/nosuch/field-versions", token: opal).status == 404)
+        _ = try await fixture.push("ada", [SyncOperation(opId: newOpID(), collection: "notes", id: "n-1", op: .delete)])
+        #expect(try await fixture.http.send(.GET, path, token: opal).status == 404)
+        #expect(try await fixture.http.send(.GET, "/v1/projects/field/collections/nosuch/records/n-1/field-versions", token: opal).status == 404)
+    }
+
     @Test("view-as: no token 401, non-member 404, reader and writer 403; for an admin, exactly the member's own pull")
     func viewAs() async throws {
         let fixture = try await RulesFixture.start()

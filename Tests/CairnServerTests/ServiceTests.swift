@@ -48,7 +48,7 @@ struct ServiceTests {
             "/v1/projects/{project}/explain": ["get"], "/v1/projects/{project}/clients/{clientId}": ["delete"],
             "/v1/projects/{project}/clients/{clientId}/diagnostics": ["put", "get"],
             "/v1/auth/me": ["get"], "/v1/projects/{project}/collections/{collection}/view-as": ["get"],
-            "/console/": ["get"], "/console/{file}": ["get"],
+            "/console/": ["get"], "/console/{file}": ["get"], "/v1/projects/{project}/collections/{collection}/records/{id}/field-versions": ["get"],
         ]
         #expect(Set(paths.keys) == Set(expected.keys))
         for (path, methods) in expected {

@@ -289,6 +289,8 @@ def main():
         check(True, "no alert ran")
         rows[0].click()
         console.text_in("#record", "Version")
+        console.text_in("#record-fields", "version 1 (the last change)")
+        check(True, "j1 opens with its fields, each with the version that last changed it")
         Select(console.find("#explain-user")).select_by_visible_text("bob")
         console.driver.find_element(By.CSS_SELECTOR, "#record form button[type=submit]").click()
         console.text_in("#explain", "Read")

@@ -3,8 +3,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// A collection's changes feed and digest, and the feed as one member pulls it (`view-as`, for admins). Mounted at
-/// `v1/projects/:project`.
+/// A collection's changes feed and digest; for admins, the feed as one member pulls it (`view-as`) and the version at
+/// which each field of a record last changed. Mounted at `v1/projects/:project`.
 struct ChangesRoutes: ProjectRouteGroup {
     let access: AccessControl
     let feed: ChangesFeed
@@ -37,6 +37,15 @@ struct ChangesRoutes: ProjectRouteGroup {
                 project: caller.project, collection: collection, schemaVersion: schema.version, request: changes,
                 scope: try await access.scope(member, collection), user: user, clientID: nil, now: clock.now())
             return Response.jsonBytes(page.body)
+        }
+        routes.on(.get, "collections/:collection/records/:id/field-versions", requires: .admin, action: "Reading field versions") { _, context, caller in
+            let (_, collection) = try await access.collection(caller, context)
+            let id = context.parameters.get("id") ?? ""
+            guard Names.isValidID(id), let found = try await access.storage.fieldVersions(project: caller.project, collection: collection.name, id: id)
+            else { throw ErrorBody.notFound("record \"\(id)\" in \(collection.name)") }
+            return try Response.json(JSONValue.object([
+                "id": .string(id), "version": .integer(found.version), "fieldVersions": .object(found.fields.mapValues { .integer($0) }),
+            ]))
         }
         routes.on(.get, "collections/:collection/digest", requires: .reader) { request, context, caller in
             let (_, collection) = try await access.collection(caller, context)

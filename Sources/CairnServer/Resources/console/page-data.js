@@ -1,7 +1,7 @@
 // A collection's records in pages, with a filter and a sort; one record with its fields and `explain`; and "view as
 // user": the records that member's devices receive (the server's view-as route, computed by its own rule code).
 import { all, get, query, seg } from "./api.js";
-import { badge, compact, describe, el, errorBox, field, heading, loading, replace, select, table, when } from "./ui.js";
+import { badge, compact, describe, el, errorBox, field, heading, into, loading, replace, select, table, when } from "./ui.js";
 
 const ops = ["eq", "ne", "lt", "lte", "gt", "gte", "like", "in", "contains", "exists"];
 
@@ -147,17 +147,24 @@ function build(container, base, schema, members) {
         }
       },
     }, field("Who may read and write it? User", explainUser), el("button", { type: "submit" }, "Explain"));
+    const fields = el("div", { id: "record-fields" });
+    into(fields, () => get(`${base}/collections/${seg(state.collection.name)}/records/${seg(record.id)}/field-versions`), (answer) => table([
+      ["Field", (n) => n],
+      ["Type", (n) => declared.get(n) ?? "(not in schema)"],
+      ["Value", (n) => el("code", { class: "value" }, compact(record.data?.[n]) || "—")],
+      ["Last changed", (n) => {
+        const version = answer.fieldVersions[n];
+        if (version === undefined) return "—";
+        return version === answer.version ? `version ${version} (the last change)` : `version ${version}`;
+      }],
+    ], names, { caption: "Fields" }));
     replace(detail,
       el("h2", {}, "Record ", el("code", {}, record.id)),
       el("dl", { class: "facts" },
         el("dt", {}, "Version"), el("dd", {}, record.version),
         el("dt", {}, "Last change"), el("dd", {}, `${when(record.updatedAt)} by ${record.updatedBy ?? "—"}`)),
-      table([
-        ["Field", (n) => n],
-        ["Type", (n) => declared.get(n) ?? "(not in schema)"],
-        ["Value", (n) => el("code", { class: "value" }, compact(record.data?.[n]) || "—")],
-      ], names, { caption: "Fields" }),
-      el("p", { class: "muted" }, "The server keeps per-field versions for merging but does not serve them: the record's last change is shown above."),
+      fields,
+      el("p", { class: "muted" }, "Versions number every change of the project in order: a field's version is the change that last set it."),
       members.length ? explainForm : el("p", { class: "empty" }, "The project has no members to explain for."));
     replace(verdicts);
     detail.scrollIntoView({ block: "nearest" });
