@@ -108,7 +108,7 @@ let package = Package(
                 // The identity provider's JWKS fetched from its URL.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
-            resources: [.copy("Resources/openapi.json")]
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/console")]
         ),
         // A TCP proxy that makes loopback behave like a slow network link (bandwidth, latency, dropped connections):
         // CairnTesting exports it for tests, `cairn bench network` measures through it.

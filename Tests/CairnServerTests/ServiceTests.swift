@@ -47,6 +47,8 @@ struct ServiceTests {
             "/v1/admin/users/{user}/revoke-sign-ins": ["post"], "/v1/projects/{project}/members/{user}/claims": ["get", "put"],
             "/v1/projects/{project}/explain": ["get"], "/v1/projects/{project}/clients/{clientId}": ["delete"],
             "/v1/projects/{project}/clients/{clientId}/diagnostics": ["put", "get"],
+            "/v1/auth/me": ["get"], "/v1/projects/{project}/collections/{collection}/view-as": ["get"],
+            "/console/": ["get"], "/console/{file}": ["get"], "/v1/projects/{project}/collections/{collection}/records/{id}/field-versions": ["get"],
         ]
         #expect(Set(paths.keys) == Set(expected.keys))
         for (path, methods) in expected {
@@ -56,7 +58,7 @@ struct ServiceTests {
             for method in methods {
                 let concrete = path.replacingOccurrences(of: "{project}", with: "field").replacingOccurrences(of: "{collection}", with: "notes")
                     .replacingOccurrences(of: "{id}", with: "0b5e4f7a-2c1d-4e8f-9a3b-6c7d8e9f0a1b").replacingOccurrences(of: "{user}", with: "rita")
-                    .replacingOccurrences(of: "{clientId}", with: "c-0")
+                    .replacingOccurrences(of: "{clientId}", with: "c-0").replacingOccurrences(of: "{file}", with: "app.js")
                 guard concrete != "/v1/projects/field/events" else { continue }
                 let reply = try await fixture.http.send(.init(rawValue: method.uppercased()), concrete, token: fixture.tokens["ada"])
                 #expect(!(reply.status == 404 && reply.json?["error"]?["message"]?.stringValue?.hasPrefix("No route") == true), "\(method) \(path)")

@@ -43,6 +43,15 @@ def call(base, method, path, bearer=None, body=None, query=None):
     return status, (json.loads(raw) if raw else None)
 
 
+def run_admin(cairn, data, *args):
+    """Runs `cairn admin --data DATA ARGS...` and returns what it printed; stops the run when it fails."""
+    done = subprocess.run([cairn, "admin", "--data", data] + list(args), capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise SystemExit("FAILED: cairn admin %s exited %d:\n%s%s"
+                         % (" ".join(args), done.returncode, done.stdout, done.stderr))
+    return done.stdout
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 
+import live_server
 from live_server import call, check, serve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -94,11 +95,7 @@ def main():
         admin = [CAIRN, "admin", "--data", data]
 
         def run_admin(*args):
-            done = subprocess.run(admin + list(args), capture_output=True, text=True, timeout=120)
-            if done.returncode != 0:
-                raise SystemExit("FAILED: cairn admin %s exited %d:\n%s%s"
-                                 % (" ".join(args), done.returncode, done.stdout, done.stderr))
-            return done.stdout
+            return live_server.run_admin(CAIRN, data, *args)
 
         def write_schema(name, value):
             path = os.path.join(work, name)

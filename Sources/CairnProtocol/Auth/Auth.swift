@@ -56,11 +56,28 @@ public struct UserInfo: Codable, Sendable, Hashable {
     public var name: String
     /// The projects this user is a member of, each with its role; other projects answer `404 not_found` to them.
     public var projects: [ProjectMembership]
+    /// Whether the user is a server operator (`admin` of every project, and the server-wide administration routes);
+    /// `operator` on the wire. A server from before this field answers without it: `false`.
+    public var isOperator: Bool
 
     /// Creates the user description the server returns in ``TokenResponse/user``.
-    public init(name: String, projects: [ProjectMembership]) {
+    public init(name: String, projects: [ProjectMembership], isOperator: Bool = false) {
         self.name = name
         self.projects = projects
+        self.isOperator = isOperator
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, projects
+        case isOperator = "operator"
+    }
+
+    /// Decodes the user; a missing `operator` is `false`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        projects = try container.decode([ProjectMembership].self, forKey: .projects)
+        isOperator = try container.decodeIfPresent(Bool.self, forKey: .isOperator) ?? false
     }
 }
 

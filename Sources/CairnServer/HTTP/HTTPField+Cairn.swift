@@ -12,4 +12,6 @@ extension HTTPField.Name {
     static let cairnCursor = HTTPField.Name(CairnHeader.cursor)!
     /// `Cairn-Has-More`: whether another changes page follows, in its head.
     static let cairnHasMore = HTTPField.Name(CairnHeader.hasMore)!
+    /// `Referrer-Policy`: what the browser tells other sites about the page a request came from.
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 }

@@ -3,14 +3,15 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// `login`, `refresh` and `logout` (which needs the access token it ends). Mounted at `v1/auth`.
+/// `login`, `refresh`, `logout` (which needs the access token it ends) and `me` (who the token's user is). Mounted at
+/// `v1/auth`.
 struct AuthRoutes: RouteGroup {
     let storage: any ServerStorage
     let tokens: TokenService
     let hasher: PasswordHasher
     let loginThrottle: LoginThrottle
     let clock: any WallClock
-    /// Checks identity provider tokens at logout; `nil` when the server has none.
+    /// Checks identity provider tokens at `logout` and `me`; `nil` when the server has none.
     let identityProvider: JWTVerifier?
 
     func add(to routes: RouteCollection<CairnRequestContext>) {
@@ -37,19 +38,41 @@ struct AuthRoutes: RouteGroup {
             let rotated = try await tokens.refresh(body.refreshToken)
             return try await tokenResponse(user: rotated.user, rotated.access, rotated.refresh, rotated.expiresIn)
         }
-        routes.group().add(middleware: AuthenticationMiddleware(tokens: tokens, identityProvider: identityProvider)).post("logout") { _, context in
+        let signedIn = routes.group().add(middleware: AuthenticationMiddleware(tokens: tokens, identityProvider: identityProvider))
+        signedIn.post("logout") { _, context in
             // The access token identifies the sign-in; revoking its family kills the refresh tokens too. An
             // identity provider's JWT has nothing here to revoke: it stays valid until its `exp`.
             guard let identity = context.identity else { throw ErrorBody.unauthorized() }
             if let family = identity.family { try await storage.revokeTokenFamily(family) }
             return Response(status: .noContent)
         }
+        signedIn.get("me") { _, context in
+            guard let identity = context.identity else { throw ErrorBody.unauthorized() }
+            let info = try await userInfo(identity.user, tokenRoles: identity.tokenRoles, cairnSignIn: identity.family != nil)
+            return try Response.json(info, headers: [.cacheControl: "no-store"])
+        }
     }
 
     func tokenResponse(user: String, _ access: String, _ refresh: String, _ expiresIn: Int) async throws -> Response {
-        let projects = try await storage.memberships(user: user)
+        let info = try await userInfo(user, tokenRoles: nil, cairnSignIn: true)
         return try Response.json(
-            TokenResponse(accessToken: access, refreshToken: refresh, expiresIn: expiresIn, user: UserInfo(name: user, projects: projects)),
+            TokenResponse(accessToken: access, refreshToken: refresh, expiresIn: expiresIn, user: info),
             headers: [.cacheControl: "no-store"])
+    }
+
+    /// Who `user` is: its projects with their roles (from an identity provider's roles claim when its token has
+    /// one, projects that exist only; else the members table) and whether it is a server operator (Cairn's own
+    /// sign-ins only, as ``AccessControl`` decides).
+    func userInfo(_ user: String, tokenRoles: [String: Role]?, cairnSignIn: Bool) async throws -> UserInfo {
+        var projects: [ProjectMembership] = []
+        if let roles = tokenRoles {
+            for (project, role) in roles.sorted(by: { $0.key < $1.key }) where try await storage.schema(project: project) != nil {
+                projects.append(ProjectMembership(name: project, role: role))
+            }
+        } else {
+            projects = try await storage.memberships(user: user)
+        }
+        let isOperator = cairnSignIn ? try await storage.isOperator(user: user) : false
+        return UserInfo(name: user, projects: projects, isOperator: isOperator)
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// A collection's changes feed and digest. Mounted at `v1/projects/:project`.
+/// A collection's changes feed and digest; for admins, the feed as one member pulls it (`view-as`) and the version at
+/// which each field of a record last changed. Mounted at `v1/projects/:project`.
 struct ChangesRoutes: ProjectRouteGroup {
     let access: AccessControl
     let feed: ChangesFeed
@@ -22,6 +23,30 @@ struct ChangesRoutes: ProjectRouteGroup {
             metrics.pulled(page.records)
             // The cursor in the head too, so the next page can be asked for while this one's body travels.
             return Response.jsonBytes(page.body, headers: [.cairnCursor: page.cursor.token, .cairnHasMore: page.hasMore ? "true" : "false"])
+        }
+        routes.on(.get, "collections/:collection/view-as", requires: .admin, action: "Viewing as another user") { request, context, caller in
+            let (schema, collection) = try await access.collection(caller, context)
+            let query = try request.formQuery
+            guard let user = query.get("user"), !user.isEmpty else { throw ErrorBody.validation("user is required", field: "user") }
+            guard let role = try await access.storage.role(user: user, project: caller.project) else {
+                throw ErrorBody.notFound("member \"\(user)\" of \(caller.project)")
+            }
+            // The member's own scope, as their pulls get it: the same rules, role and stored claims.
+            let member = ProjectAccess(user: user, project: caller.project, role: role)
+            let changes = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
+            let page = try await feed.page(
+                project: caller.project, collection: collection, schemaVersion: schema.version, request: changes,
+                scope: try await access.scope(member, collection), user: user, clientID: nil, now: clock.now())
+            return Response.jsonBytes(page.body)
+        }
+        routes.on(.get, "collections/:collection/records/:id/field-versions", requires: .admin, action: "Reading field versions") { _, context, caller in
+            let (_, collection) = try await access.collection(caller, context)
+            let id = context.parameters.get("id") ?? ""
+            guard Names.isValidID(id), let found = try await access.storage.fieldVersions(project: caller.project, collection: collection.name, id: id)
+            else { throw ErrorBody.notFound("record \"\(id)\" in \(collection.name)") }
+            return try Response.json(JSONValue.object([
+                "id": .string(id), "version": .integer(found.version), "fieldVersions": .object(found.fields.mapValues { .integer($0) }),
+            ]))
         }
         routes.on(.get, "collections/:collection/digest", requires: .reader) { request, context, caller in
             let (_, collection) = try await access.collection(caller, context)

@@ -104,6 +104,7 @@ public final class SyncServer: Sendable {
         router.group("v1/admin").add(middleware: authentication)
             .addRoutes(AdminRoutes(access: access, admin: admin).collection)
         router.addRoutes(PublicFileRoutes(files: files).collection, atPath: "v1/public")
+        router.addRoutes(ConsoleRoutes(files: .shipped).collection)
         return router
     }
 

@@ -79,6 +79,10 @@ public protocol ServerStorage: Service, FileCatalog {
         project: String, collection: CollectionSchema, since: Int64, snapshotHigh: Int64?, limit: Int, selection: FeedSelection
     ) async throws -> FeedRows
 
+    /// The live record `id` of `collection`: its version and the version at which each of its fields last changed
+    /// (what `merge-fields` compares); `nil` when there is none or it is a tombstone.
+    func fieldVersions(project: String, collection: String, id: String) async throws -> (version: Int64, fields: [String: Int64])?
+
     /// Every live `(id, version)` of a collection matching `filter` (all when `nil`), in id order, with the
     /// project's head version, in one snapshot.
     func liveVersions(project: String, collection: CollectionSchema, filter: Filter?) async throws -> (head: Int64, pairs: [(String, Int64)])

@@ -168,6 +168,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await server.makeApplication { port in
             // A line on its own, flushed, so scripts can read the port when --port 0 was asked.
             FileHandle.standardOutput.write(Data("cairn server listening on http://\(host):\(port) (\(data))\n".utf8))
+            FileHandle.standardOutput.write(Data("operators' console: http://\(host):\(port)/console/\n".utf8))
         }.runService()
     }
 }

@@ -4,6 +4,18 @@ import Foundation
 import PostgresNIO
 
 extension PostgresStorage {
+    /// The live record's version and per-field versions; `nil` without a live record.
+    public func fieldVersions(project: String, collection: String, id: String) async throws -> (version: Int64, fields: [String: Int64])? {
+        guard !Self.holdsNUL(project, collection, id) else { return nil }
+        let rows = try await client.query(
+            """
+            SELECT version, field_versions FROM records
+            WHERE project = \(project) AND collection = \(collection) AND id = \(id) AND NOT deleted
+            """, logger: logger)
+        for try await (version, fields) in rows.decode((Int64, String).self) { return (version, try FieldVersionsColumn.decode(fields)) }
+        return nil
+    }
+
     /// Reads the rows, `purged_through` and the head version in one statement (one snapshot), with the selection's
     /// filters compiled by ``PostgresDialect``; fetches `limit + 1` rows to learn `hasMore`.
     public func feedRange(

@@ -4,6 +4,18 @@ import Foundation
 import GRDB
 
 extension SQLiteStorage {
+    /// The live record's version and per-field versions; `nil` without a live record.
+    public func fieldVersions(project: String, collection: String, id: String) async throws -> (version: Int64, fields: [String: Int64])? {
+        let found = try await pool.read { db -> (Int64, String)? in
+            try Row.fetchOne(
+                db, sql: "SELECT version, field_versions FROM records WHERE project = ? AND collection = ? AND id = ? AND NOT deleted",
+                arguments: [project, collection, id]
+            ).map { ($0[0], $0[1]) }
+        }
+        guard let found else { return nil }
+        return (found.0, try FieldVersionsColumn.decode(found.1))
+    }
+
     /// Reads the rows, `purged_through` and the head version in one WAL snapshot, with the selection's filters
     /// compiled to SQLite JSON expressions; fetches `limit + 1` rows to learn `hasMore`.
     public func feedRange(
