@@ -131,4 +131,7 @@ public enum CairnHeader {
     public static let uploadOffset = "Upload-Offset"
     /// A file upload's declared size (answered by `HEAD` of an upload URL).
     public static let uploadLength = "Upload-Length"
+    /// The schema number the app build was made for (sent by the SDK on every call when configured): the server
+    /// translates its records, or answers `426 upgrade_required` below the project's minimum.
+    public static let schemaVersion = "Cairn-Schema-Version"
 }

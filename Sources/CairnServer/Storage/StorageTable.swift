@@ -36,7 +36,7 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
     /// Every table of a server's state, in an order foreign keys accept (a table after those it refers to).
     public static let all: [StorageTable] = [
         .users, .projects, .members, .tokens, .records, .collectionState, .operations, .clients, .files, .fileLimits,
-        .signInRevocations, .readScopes, .recordHistory, .serverSecrets, .clientDiagnostics,
+        .signInRevocations, .readScopes, .recordHistory, .serverSecrets, .clientDiagnostics, .schemaVersions,
     ]
 
     /// Accounts and their password hashes.
@@ -95,6 +95,13 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
     public static let serverSecrets = StorageTable("server_secrets", key: [.text("name")], [.text("value")])
     /// Read filters named by the fingerprints cursors carry.
     public static let readScopes = StorageTable("read_scopes", key: [.text("fingerprint")], [.text("filter")])
+    /// Every numbered schema of each project, with the progress of the migration to it (``StoredSchemaVersion``).
+    public static let schemaVersions = StorageTable(
+        "schema_versions", key: [.text("project"), .integer("number")],
+        [
+            .text("schema_json"), .real("created_at"), .text("migration_state"), .integer("migration_through", optional: true),
+            .integer("migration_cursor"), .integer("migrated"),
+        ])
     /// Projects' own file limits.
     public static let fileLimits = StorageTable(
         "file_limits", key: [.text("project")],
