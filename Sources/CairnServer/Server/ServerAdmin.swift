@@ -20,7 +20,7 @@ public struct ServerAdmin: Sendable {
 
     /// An admin over `storage`. `bcryptCost` hashes new passwords (clamped to 4...31); `clock` stamps new projects.
     public init(storage: any ServerStorage, bcryptCost: UInt8 = 10, clock: any WallClock = SystemWallClock()) {
-        self.init(storage: storage, bcryptCost: bcryptCost, clock: clock, evolution: SchemaEvolution(storage: storage))
+        self.init(storage: storage, bcryptCost: bcryptCost, clock: clock, evolution: SchemaEvolution(storage: storage, clock: clock))
     }
 
     init(storage: any ServerStorage, bcryptCost: UInt8, clock: any WallClock, evolution: SchemaEvolution) {

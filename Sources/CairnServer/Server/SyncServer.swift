@@ -66,7 +66,7 @@ public final class SyncServer: Sendable {
             window: configuration.loginFailureWindow)
         self.access = AccessControl(storage: self.storage)
         self.feed = ChangesFeed(storage: self.storage)
-        self.evolution = SchemaEvolution(storage: self.storage)
+        self.evolution = SchemaEvolution(storage: self.storage, clock: clock)
         self.batches = BatchService(storage: self.storage, evolution: self.evolution)
         self.blobs = blobs ?? opened.blobs
         self.files = FileService(

@@ -1,4 +1,5 @@
 import CairnProtocol
+import Foundation
 import Synchronization
 
 /// The sync layer's view of a project's schema history: loads it once per current schema number and hands out
@@ -10,21 +11,32 @@ import Synchronization
 /// ```
 public final class SchemaEvolution: Sendable {
     let storage: any ServerStorage
-    private let cache = Mutex<[String: SchemaHistory]>([:])
+    /// When a history was read, to read again one whose migration was still running then.
+    let clock: any WallClock
+    private let cache = Mutex<[String: (history: SchemaHistory, readAt: Date)]>([:])
+
+    /// How long a history read while a migration ran is trusted: another process (another instance, `cairn admin`)
+    /// may finish the migration, after which reads need not bring records to the new shape any more.
+    static let pendingFreshness: TimeInterval = 5
 
     /// An evolution over `storage`'s stored schema versions.
-    public init(storage: any ServerStorage) { self.storage = storage }
+    public init(storage: any ServerStorage, clock: any WallClock = SystemWallClock()) {
+        self.storage = storage
+        self.clock = clock
+    }
 
-    /// The history of `project` whose current schema is `current`: read from storage when the current number or
-    /// minimum changed since it was last read, or a migration was still running then.
+    /// The history of `project` whose current schema is `current`: read from storage when the current schema changed
+    /// since it was last read, or when a migration was still running then and a few seconds passed.
     func history(project: String, current: Schema) async throws -> SchemaHistory {
-        if let cached = cache.withLock({ $0[project] }), cached.current.version == current.version, cached.current.number == current.number,
-            cached.current.minimumSchemaVersion == current.minimumSchemaVersion
+        let now = clock.now()
+        if let cached = cache.withLock({ $0[project] }), cached.history.current.version == current.version,
+            cached.history.current.number == current.number, cached.history.current.minimumSchemaVersion == current.minimumSchemaVersion,
+            cached.history.pendingSteps.isEmpty || now.timeIntervalSince(cached.readAt) < Self.pendingFreshness
         {
-            return cached
+            return cached.history
         }
         let history = SchemaHistory(current: current, versions: try await storage.schemaVersions(project: project))
-        cache.withLock { $0[project] = history }
+        cache.withLock { $0[project] = (history, now) }
         return history
     }
 

@@ -49,6 +49,7 @@ struct SchemaMigrator: Sendable {
             let collectionSteps = steps.filter { $0.collection == name }
             var cursor: Int64 = 0
             while true {
+                try Task.checkCancellation()
                 let rows = try await storage.feedRange(
                     project: project, collection: collection, since: cursor, snapshotHigh: through, limit: pageSize, filter: nil)
                 let page = rows.rows.prefix { $0.version <= through }
