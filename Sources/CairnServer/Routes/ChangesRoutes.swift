@@ -15,9 +15,10 @@ struct ChangesRoutes: ProjectRouteGroup {
         routes.on(.get, "collections/:collection/changes", requires: .reader) { request, context, caller in
             let (schema, collection) = try await access.collection(caller, context)
             let query = try request.formQuery
-            let changes = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
+            var changes = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
             let translator = try await evolution.translator(
                 project: caller.project, current: schema, requested: SchemaEvolution.requestedNumber(request.headers[.cairnSchemaVersion]))
+            changes.filter = changes.filter.map { translator.incoming($0, collection: collection.name) }
             let page = try await feed.page(
                 project: caller.project, collection: collection, schemaVersion: schema.version, request: changes,
                 scope: try await access.scope(caller, collection), user: caller.user, clientID: request.headers[.cairnClientID],

@@ -90,6 +90,13 @@ struct SchemaMigrationTests {
         #expect(j1["score"] == 5)
         #expect(j1["rating"] == nil)
         #expect(try await Self.pull(fixture, number: nil).decode(ChangesPage.self).schemaNumber == 3)
+        // Its download query names the old field too.
+        let filter = Fixture.encode(#"{"field": "score", "op": "gte", "value": 6}"#)
+        let filtered = try await fixture.http.send(
+            .GET, "/v1/projects/field/collections/jobs/changes?where=\(filter)", token: fixture.tokens["alice"],
+            headers: [CairnHeader.schemaVersion: "2"]).decode(ChangesPage.self)
+        #expect(filtered.changes.map(\.id) == ["j2"])
+        #expect(filtered.changes.first?.data?["score"] == 7)
 
         // A full-record write from the old build: its renamed field is translated, the note it does not know is kept.
         let update = SyncOperation(opId: newOpID(), collection: "jobs", id: "j2", op: .update, data: ["title": "Paint twice", "score": 9])

@@ -108,6 +108,23 @@ struct SchemaTranslator: Sendable {
         return shaped
     }
 
+    /// A download query of the build (`where`) naming fields as the current schema does: renamed fields get their
+    /// new names (its values are compared as they are).
+    func incoming(_ filter: Filter, collection: String) -> Filter {
+        guard isOldBuild else { return filter }
+        switch filter {
+        case .and(let filters): return .and(filters.map { incoming($0, collection: collection) })
+        case .or(let filters): return .or(filters.map { incoming($0, collection: collection) })
+        case .not(let inner): return .not(incoming(inner, collection: collection))
+        case .condition(let field, let op, let value):
+            var name = field
+            for step in forward where step.collection == collection {
+                if case .rename(let from, let to) = step.kind, name == from { name = to }
+            }
+            return .condition(field: name, op: op, value: value)
+        }
+    }
+
     /// A stored record's state in the current shape: the pending steps applied to its data and field versions.
     func stored(_ state: StoredRecordState, collection: String) -> StoredRecordState {
         guard !state.record.deleted, pending.contains(where: { $0.collection == collection }) else { return state }
