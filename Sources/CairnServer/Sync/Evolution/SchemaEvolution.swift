@@ -52,8 +52,10 @@ public final class SchemaEvolution: Sendable {
     /// The schema number a request names in `Cairn-Schema-Version`; `validation_failed` for a value that is not one.
     static func requestedNumber(_ header: String?) throws(ErrorBody) -> Int? {
         guard let header else { return nil }
-        guard let number = Int(header), number >= 0 else {
-            throw .validation("\(CairnHeader.schemaVersion) must be a schema number (0 or more)", field: CairnHeader.schemaVersion)
+        guard (1...9).contains(header.utf8.count), header.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let number = Int(header)
+        else {
+            throw .validation("\(CairnHeader.schemaVersion) must be a schema number (1 to 9 digits)", field: CairnHeader.schemaVersion)
         }
         return number
     }
