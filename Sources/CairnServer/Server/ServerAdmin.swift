@@ -118,7 +118,8 @@ public struct ServerAdmin: Sendable {
 
     /// Sets `schema` as the project's next numbered schema when the change is additive, or breaking with migration
     /// steps (`migrations`) that cover every breaking change; returns the stored schema with its version and number.
-    /// The same schema again changes nothing (but a new ``Schema/minimumSchemaVersion``, kept until changed). With
+    /// The same schema again (with or without the steps that made it) changes nothing but a new
+    /// ``Schema/minimumSchemaVersion``, which is kept until changed. With
     /// `migrate`, the stored records are migrated before it returns (``migrate(project:)``); otherwise call that.
     /// Throws `validation_failed`, `incompatible_schema` (naming what is missing) or `not_found`.
     ///
@@ -135,9 +136,10 @@ public struct ServerAdmin: Sendable {
         guard let current = try await storage.schema(project: project) else {
             throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
         }
-        if let refusal = try SchemaClassifier.diff(from: current, to: schema).refusal { throw refusal }
         var stamped = SchemaVersioning.stamped(schema)
-        let unchanged = stamped.version == current.version && schema.migrations.isEmpty
+        // The schema set already (a deploy sending its file again, its steps included) changes nothing.
+        let unchanged = stamped.version == current.version && (schema.migrations.isEmpty || schema.migrations == current.migrations)
+        if !unchanged, let refusal = try SchemaClassifier.diff(from: current, to: schema).refusal { throw refusal }
         stamped.number = unchanged ? current.number : current.number + 1
         stamped.minimumSchemaVersion = schema.minimumSchemaVersion ?? current.minimumSchemaVersion
         if let minimum = stamped.minimumSchemaVersion, !(0...stamped.number).contains(minimum) {

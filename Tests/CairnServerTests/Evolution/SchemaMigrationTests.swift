@@ -72,6 +72,10 @@ struct SchemaMigrationTests {
         #expect(versions[3].migration.state == .done)
         #expect(versions[3].migration.migrated == 3)
         #expect(try await fixture.server.server.admin.migrate(project: "field") == 0)
+        // Sending the same file again, its steps included, changes nothing.
+        let again = try await fixture.server.server.admin.setSchema(project: "field", Self.evolved)
+        #expect(again.number == 3)
+        #expect(try await fixture.server.server.admin.schemaVersions(project: "field").count == 4)
         // The current build pushes in the new shape; a required field is required.
         let missing = try await fixture.push("alice", [Self.create("j9", ["title": "New"])])
         #expect(missing[0].error?.code == .validationFailed)
