@@ -9,7 +9,7 @@ import Synchronization
 /// ```swift
 /// let translator = try await evolution.translator(project: "field", current: schema, requested: 2)
 /// ```
-public final class SchemaEvolution: Sendable {
+final class SchemaEvolution: Sendable {
     let storage: any ServerStorage
     /// When a history was read, to read again one whose migration was still running then.
     let clock: any WallClock
@@ -20,7 +20,7 @@ public final class SchemaEvolution: Sendable {
     static let pendingFreshness: TimeInterval = 5
 
     /// An evolution over `storage`'s stored schema versions.
-    public init(storage: any ServerStorage, clock: any WallClock = SystemWallClock()) {
+    init(storage: any ServerStorage, clock: any WallClock = SystemWallClock()) {
         self.storage = storage
         self.clock = clock
     }
