@@ -13,11 +13,22 @@ struct ChangesRoutes: ProjectRouteGroup {
 
     func add(to routes: ProjectRoutes) {
         routes.on(.get, "collections/:collection/changes", requires: .reader) { request, context, caller in
-            let (schema, collection) = try await access.collection(caller, context)
+            let schema = try await access.schema(caller)
+            let name = context.parameters.get("collection") ?? ""
             let query = try request.formQuery
+            let requested = try SchemaEvolution.requestedNumber(request.headers[.cairnSchemaVersion])
+            guard let collection = schema.collection(named: name) else {
+                // A collection dropped since the caller's app build was made: nothing more comes (its pushes are refused).
+                let translator = try await evolution.translator(project: caller.project, current: schema, requested: requested)
+                guard translator.isOldBuild, translator.client?.collection(named: name) != nil else {
+                    throw ErrorBody.notFound("collection \"\(name)\"")
+                }
+                let cursor = try ChangesRequest(since: query.get("since"), limit: nil, where: nil).cursor ?? FeedCursor(since: 0, snapshotHigh: nil)
+                let empty = FeedRows(rows: [], hasMore: false, purgedThrough: 0, head: 0)
+                return Response.jsonBytes(ChangesFeed.body(empty, cursor: cursor, schemaVersion: schema.version, schemaNumber: translator.number))
+            }
             var changes = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
-            let translator = try await evolution.translator(
-                project: caller.project, current: schema, requested: SchemaEvolution.requestedNumber(request.headers[.cairnSchemaVersion]))
+            let translator = try await evolution.translator(project: caller.project, current: schema, requested: requested)
             changes.filter = changes.filter.map { translator.incoming($0, collection: collection.name) }
             let page = try await feed.page(
                 project: caller.project, collection: collection, schemaVersion: schema.version, request: changes,

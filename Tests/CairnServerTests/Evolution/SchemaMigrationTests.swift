@@ -165,4 +165,26 @@ struct SchemaMigrationTests {
         let stored = try await fixture.pullAll("alice", "jobs").changes.first { $0.id == "j5" }?.data
         #expect(stored == ["title": "Queued", "rating": 1, "priority": 0])
     }
+
+    @Test("a dropped collection gives an old build empty pulls and refused pushes, and a current build 404")
+    func droppedCollection() async throws {
+        let (fixture, _) = try await Self.evolvedFixture()
+        defer { Task { await fixture.stop() } }
+        var dropped = Self.evolved
+        dropped.collections.removeLast()
+        dropped.migrations = [SchemaMigration(collection: "jobs", step: .drop(field: nil))]
+        let stored = try await fixture.server.server.admin.setSchema(project: "field", dropped)
+        #expect(stored.number == 4)
+        let old = try await Self.pull(fixture, number: 3)
+        #expect(old.status == 200)
+        let page = try old.decode(ChangesPage.self)
+        #expect(page.changes.isEmpty && !page.hasMore && page.schemaNumber == 3)
+        let next = try await Self.pull(fixture, number: 3, since: page.cursor)
+        #expect(next.status == 200)
+        #expect(try await Self.pull(fixture, number: nil).status == 404)
+        let pushed = try await Self.push(fixture, "alice", number: 3, [Self.create("j7", ["title": "x", "rating": 1, "priority": 1])])
+        let result = try pushed.decode(BatchResponse.self).results[0]
+        #expect(result.status == .rejected)
+        #expect(result.error?.code == .validationFailed)
+    }
 }

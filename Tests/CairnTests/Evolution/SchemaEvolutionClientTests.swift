@@ -159,4 +159,21 @@ struct SchemaEvolutionClientTests {
         #expect(failed.first?.error.message.contains("count") == true)
         #expect(try old.pendingOperations().isEmpty)
     }
+
+    @Test("after a collection is dropped an old build keeps syncing the others, and its change to the dropped one is failed")
+    func droppedCollection() async throws {
+        let fixture = try await Self.seeded()
+        defer { Task { await fixture.stop() } }
+        let old = try await fixture.client("alice") { $0.schemaVersion = 2 }
+        try await old.sync()
+        try old.patch("jobs", id: "j1", ["title": "Fix roof"])
+        var dropped = Self.base
+        dropped.collections.removeLast()
+        dropped.migrations = [SchemaMigration(collection: "jobs", step: .drop(field: nil))]
+        try await fixture.server.server.admin.setSchema(project: "field", dropped)
+        _ = try await fixture.push("ada", [SyncOperation(opId: newOpID(), collection: "notes", id: "n1", op: .create, data: ["title": "still here"])])
+        try await old.sync()
+        #expect(try old.record("notes", id: "n1")?.data["title"] == "still here")
+        #expect(try old.failedOperations().map(\.collection) == ["jobs"])
+    }
 }
