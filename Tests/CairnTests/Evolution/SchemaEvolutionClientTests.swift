@@ -176,4 +176,25 @@ struct SchemaEvolutionClientTests {
         #expect(try old.record("notes", id: "n1")?.data["title"] == "still here")
         #expect(try old.failedOperations().map(\.collection) == ["jobs"])
     }
+
+    @Test("an app update across a declared rename migrates the local records with the same steps: nothing is downloaded again")
+    func localMigration() async throws {
+        let fixture = try await Self.seeded()
+        defer { Task { await fixture.stop() } }
+        let path = Fixture.temporaryStorePath()
+        let old = try await fixture.client("alice", store: .file(path)) { $0.schemaVersion = 2 }
+        try await old.sync()
+        try await fixture.server.server.admin.setSchema(project: "field", Self.renamed)
+        try await old.sync()
+        #expect(try old.record("jobs", id: "j1")?.data == ["title": "Fix roof", "score": 5, "count": 2])
+        try await old.close()
+
+        let updated = try await fixture.client("alice", store: .file(path)) { $0.schemaVersion = 3 }
+        #expect(try updated.record("jobs", id: "j1")?.data == ["title": "Fix roof", "rating": 5, "count": 2])
+        #expect(try updated.records(Query("jobs").filter(.condition("rating", .gte, 6))).map(\.id) == ["j2"])
+        let summary = try await updated.sync()
+        #expect(summary.pulled == 0)
+        #expect(try await updated.verify("jobs").matches)
+        try await updated.close()
+    }
 }

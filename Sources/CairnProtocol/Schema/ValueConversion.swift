@@ -1,12 +1,11 @@
-import CairnProtocol
 import Foundation
 
 /// The rules that turn a field's value from one type into another, for ``SchemaMigration/Step/convert(field:to:format:)``
 /// in both directions (stored records forward, an old app build's records back).
-enum ValueConversion {
+package enum ValueConversion {
     /// Whether values of type `from` can be converted to `to` (a `string` read as a `datetime` needs no format when
     /// it is RFC 3339 already).
-    static func converts(from: FieldType, to: FieldType, format: String?) -> Bool {
+    package static func converts(from: FieldType, to: FieldType, format: String?) -> Bool {
         if from == to || to == .json || to == .string { return true }
         switch (from, to) {
         case (.integer, .number), (.number, .integer), (.integer, .boolean), (.boolean, .integer),
@@ -19,7 +18,7 @@ enum ValueConversion {
 
     /// `value` (of type `from`) as a value of type `to`; `nil` when it has no such value (the text "soon" as a number).
     /// `format` reads and writes `datetime` values as text in that form (UTC, `en_US_POSIX`).
-    static func convert(_ value: JSONValue, from: FieldType, to: FieldType, format: String?) -> JSONValue? {
+    package static func convert(_ value: JSONValue, from: FieldType, to: FieldType, format: String?) -> JSONValue? {
         if value.isNull { return value }
         if from == .datetime, to == .string, let format, case .string(let text) = value {
             return RFC3339.date(from: text).map { .string(formatter(format).string(from: $0)) } ?? value

@@ -1,13 +1,13 @@
-import CairnProtocol
-
 /// A declared migration step resolved against the schema it applies to, as it changes record data: with the old
-/// type of a converted field, so an old app build's records can be converted back.
-struct DataStep: Sendable, Hashable {
+/// type of a converted field, so an old app build's records can be converted back. The server migrates stored
+/// records and translates old builds' records with it; the SDK migrates its local records with the same steps.
+package struct DataStep: Sendable, Hashable {
     /// The collection whose records it changes.
-    var collection: String
-    var kind: Kind
+    package var collection: String
+    package var kind: Kind
 
-    enum Kind: Sendable, Hashable {
+    /// What the step does to a record's data.
+    package enum Kind: Sendable, Hashable {
         case rename(from: String, to: String)
         case convert(field: String, from: FieldType, to: FieldType, format: String?)
         case drop(field: String)
@@ -16,7 +16,7 @@ struct DataStep: Sendable, Hashable {
 
     /// The data steps of `migrations`, the steps from `previous` to the schema that declares them (a dropped
     /// collection and a policy change touch no record data).
-    static func resolve(_ migrations: [SchemaMigration], from previous: Schema) -> [DataStep] {
+    package static func resolve(_ migrations: [SchemaMigration], from previous: Schema) -> [DataStep] {
         var types: [String: [String: FieldType]] = [:]
         for collection in previous.collections {
             types[collection.name] = Dictionary(collection.fields.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
@@ -47,7 +47,7 @@ struct DataStep: Sendable, Hashable {
 
     /// Brings stored data to the step's shape; applying it twice changes nothing more (a renamed field whose new
     /// name holds a value already keeps that value).
-    func apply(to data: inout [String: JSONValue]) {
+    package func apply(to data: inout [String: JSONValue]) {
         switch kind {
         case .rename(let from, let to):
             if let value = data.removeValue(forKey: from), data[to] == nil { data[to] = value }
@@ -63,7 +63,7 @@ struct DataStep: Sendable, Hashable {
 
     /// Brings data of the step's shape back to the shape before it, for an app build made for the older schema: a
     /// renamed field gets its old name, a converted one its old type; dropped and filled fields are left as they are.
-    func revert(_ data: inout [String: JSONValue]) {
+    package func revert(_ data: inout [String: JSONValue]) {
         switch kind {
         case .rename(let from, let to):
             if let value = data.removeValue(forKey: to) { data[from] = value }
