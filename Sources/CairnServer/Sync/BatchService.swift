@@ -33,18 +33,26 @@ struct BatchService: Sendable {
         let requestTranslator = try history.translator(for: schemaNumber)
         var operations = batch.operations
         var translators: [SchemaTranslator] = []
+        var byNumber: [Int64: SchemaTranslator] = [:]
         var refusals: [Int: ErrorBody] = [:]
         for (index, operation) in batch.operations.enumerated() {
-            let translator = try operation.schemaVersion.map { try history.translator(for: Int(clamping: $0), enforcingWindow: false) }
-                ?? requestTranslator
+            var translator = requestTranslator
+            if let number = operation.schemaVersion {
+                // A change queued by an older build is translated from its shape, whatever the window.
+                translator = try byNumber[number] ?? history.translator(for: Int(clamping: number), enforcingWindow: false)
+                byNumber[number] = translator
+            }
             translators.append(translator)
             switch translator.incoming(operation) {
             case .success(let translated): operations[index] = translated
             case .failure(let refusal): refusals[index] = refusal
             }
         }
-        // Data texts and fingerprints are made before the write lock is taken.
-        let prepared = operations.map { PreparedOperation($0, user: user) }
+        // Data texts and fingerprints are made before the write lock is taken (a translated operation's fingerprint
+        // is the one sent).
+        let prepared = operations.indices.map { index in
+            PreparedOperation(operations[index], sent: translators[index].isOldBuild ? batch.operations[index] : nil, user: user)
+        }
         let fileIDs = FileReferences.ids(operations, schema: schema)
         let completedFiles = fileIDs.isEmpty ? [] : try await storage.completedFiles(project: project, ids: fileIDs)
         return try await storage.withProjectWriteTransaction(project: project) { transaction in

@@ -187,4 +187,22 @@ struct SchemaMigrationTests {
         #expect(result.status == .rejected)
         #expect(result.error?.code == .validationFailed)
     }
+
+    @Test("an old build's retry after the schema changed again answers its first result")
+    func retryAcrossChanges() async throws {
+        let (fixture, _) = try await Self.evolvedFixture()
+        defer { Task { await fixture.stop() } }
+        let operation = Self.create("j8", ["title": "Retry", "score": 3])
+        let first = try await Self.push(fixture, "alice", number: 2, [operation]).decode(BatchResponse.self).results[0]
+        #expect(first.status == .applied)
+        var next = Self.evolved
+        next.collections[3].fields[1].name = "stars"
+        next.migrations = [SchemaMigration(collection: "jobs", step: .rename(from: "rating", to: "stars"))]
+        try await fixture.server.server.admin.setSchema(project: "field", next)
+        let again = try await Self.push(fixture, "alice", number: 2, [operation]).decode(BatchResponse.self).results[0]
+        #expect(again.status == .applied)
+        #expect(again.record?.version == first.record?.version)
+        let stored = try await fixture.pullAll("alice", "jobs").changes.first { $0.id == "j8" }?.data
+        #expect(stored?["stars"] == 3)
+    }
 }
