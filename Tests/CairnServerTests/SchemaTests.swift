@@ -49,7 +49,7 @@ struct SchemaTests {
         #expect(same.version == stored.version)
     }
 
-    @Test("PUT refuses to drop or retype fields: 409 incompatible_schema, and the schema is unchanged")
+    @Test("PUT refuses to drop or retype fields or tighten a policy without steps: 409 incompatible_schema, and the schema is unchanged")
     func incompatible() async throws {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }
@@ -60,7 +60,7 @@ struct SchemaTests {
         var noCollection = Fixture.schema
         noCollection.collections.removeLast()
         var policy = Fixture.schema
-        policy.collections[1].conflictPolicy = .lastWriterWins
+        policy.collections[2].conflictPolicy = .reject
         for schema in [dropped, retyped, noCollection, policy] {
             let reply = try await fixture.http.send(.PUT, path, token: fixture.tokens["ada"], value: schema)
             #expect(reply.status == 409)

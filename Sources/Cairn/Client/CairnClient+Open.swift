@@ -43,6 +43,7 @@ extension CairnClient {
             user: configuration.credentials.user, server: configuration.serverURL.absoluteString, project: configuration.project,
             device: configuration.device)
         try store.declareLocal(configuration.localCollections)
+        do { try store.noteSchemaVersion(configuration.schemaVersion) } catch { throw CairnError.store(error) }
         try client.applyConfiguredIndexes()
         try DownloadQueryStore(store: store).applyConfiguration(configuration.downloadFilters)
 
@@ -92,6 +93,15 @@ extension CairnClient {
         return (server, project, user)
     }
 
+    /// The schema number a store file was last opened with (``CairnConfiguration/schemaVersion``), without opening it
+    /// for sync; `nil` when none was given.
+    public static func storedSchemaVersion(at path: String, key: StoreKey? = nil) throws -> Int? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let store: LocalStore
+        do { store = try LocalStore.open(.file(path), configuration: StoreConfiguration(key: key)) } catch { throw CairnError.store(error) }
+        return try store.meta(.schemaVersion).flatMap { Int($0) }
+    }
+
     /// `URLSession` on Apple platforms (the system network stack), AsyncHTTPClient elsewhere (faster on Linux).
     static func defaultTransport(_ configuration: CairnConfiguration) -> any HTTPTransport {
         #if canImport(Darwin) || CAIRN_APPLE_EMULATION
@@ -109,7 +119,8 @@ extension CairnClient {
         let api = RemoteAPI(
             baseURL: configuration.serverURL, project: configuration.project, transport: transport,
             auth: auth, retry: configuration.retry, timeout: configuration.requestTimeout, clock: configuration.clock,
-            clientID: { store.clientID }, compression: WireCompression(enabled: configuration.compression), log: log)
+            clientID: { store.clientID }, compression: WireCompression(enabled: configuration.compression),
+            schemaVersion: configuration.schemaVersion, log: log)
         let client = CairnClient(configuration: configuration, store: store, api: api, auth: auth)
         await auth.bind(signIn: { try await api.login($0) }, refresh: { try await api.refresh($0) })
         return client

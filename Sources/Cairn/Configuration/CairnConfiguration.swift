@@ -60,6 +60,13 @@ public struct CairnConfiguration: Sendable {
     public var device: String
     /// The app's name and version, shown to server admins.
     public var app: String?
+    /// The schema number this build of the app was made for (`nil`: always the server's current schema). The client
+    /// sends it on every call (`Cairn-Schema-Version`) and reads that schema: the server translates records between
+    /// its shape and the current one (renamed fields, converted types) and never clears the fields this build does not
+    /// know. A build below the project's minimum gets `upgrade_required`; its queued changes stay queued and are sent
+    /// (translated from the shape they were made in) once a store is opened with the new number. See
+    /// <doc:EvolvingASchema>.
+    public var schemaVersion: Int?
     /// How the client signs in.
     public var credentials: Credentials
     /// Where the local store lives.

@@ -29,6 +29,9 @@ public struct PendingOperation: Sendable, Hashable, Identifiable {
     /// The change set the operation belongs to (``CairnClient/writeChangeSet(_:)``), uploaded with the set's other
     /// operations as one atomic batch; `nil` for a change on its own.
     public var changeSet: String? = nil
+    /// The schema number of the older app build that queued it, when a newer build opened the store since; `nil`:
+    /// made by the current build. Uploaded with the change, so the server translates it from that shape.
+    public var schemaVersion: Int64? = nil
 
     /// `Identifiable`: the operation's `opId`.
     public var id: String { opId }
@@ -37,7 +40,7 @@ public struct PendingOperation: Sendable, Hashable, Identifiable {
     func writeWireJSON(into bytes: inout [UInt8]) {
         SyncOperation.write(
             opId: opId, collection: collection, id: recordID, op: kind, baseVersion: baseVersion, dataText: dataText,
-            order: SyncOperation.wireOrder, into: &bytes)
+            schemaVersion: schemaVersion, order: SyncOperation.wireOrder, into: &bytes)
     }
 
     /// The bytes the operation takes in a batch body (its JSON and the comma before it).

@@ -14,6 +14,8 @@ struct RemoteAPI: Sendable {
     let clientID: @Sendable () async -> String?
     /// gzip on the wire: compressed answers asked for and read, bodies compressed when the server reads them.
     var compression = WireCompression(enabled: true)
+    /// The schema number the app build was made for, sent as `Cairn-Schema-Version`; `nil`: the current one.
+    var schemaVersion: Int?
     /// Where retries are told.
     var log: SyncLog = .off
 
@@ -35,10 +37,16 @@ struct RemoteAPI: Sendable {
         return try decode(TokenResponse.self, response)
     }
 
-    /// The schema, or `nil` when it still has the ETag `etag`.
+    /// The schema the app build was made for (the current one when the server has no such number yet), or `nil`
+    /// when it still has the ETag `etag`.
     func schema(etag: String?) async throws -> (schema: Schema, etag: String?)? {
-        let response = try await send(
-            method: "GET", path: "/v1/projects/\(project)/schema", headers: etag.map { [("If-None-Match", $0)] } ?? [], accept: [200, 304])
+        let headers = etag.map { [("If-None-Match", $0)] } ?? []
+        var response = try await send(
+            method: "GET", path: "/v1/projects/\(project)/schema" + (schemaVersion.map { "?version=\($0)" } ?? ""), headers: headers,
+            accept: [200, 304, 404])
+        if response.status == 404 {
+            response = try await send(method: "GET", path: "/v1/projects/\(project)/schema", headers: headers, accept: [200, 304])
+        }
         if response.status == 304 { return nil }
         return (try decode(Schema.self, response), response.header("ETag"))
     }
@@ -142,6 +150,7 @@ struct RemoteAPI: Sendable {
         if body != nil { allHeaders.append(("Content-Type", "application/json")) }
         if transfer?.upload != nil { allHeaders.append(("Content-Type", "application/octet-stream")) }
         if let id = await clientID() { allHeaders.append((CairnHeader.clientID, id)) }
+        if let schemaVersion { allHeaders.append((CairnHeader.schemaVersion, String(schemaVersion))) }
         var token: String?
         if authorized { token = try await auth.token() }
         var refreshed = false

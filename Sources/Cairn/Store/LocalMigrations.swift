@@ -31,6 +31,7 @@ enum LocalMigrations {
             try QueueTable.addChangeSetsV7(db)
             try FailedTable.addChangeSetsV7(db)
         }
+        migrator.registerMigration("v8-queue-schema-version", migrate: QueueTable.addSchemaVersion)
         return migrator
     }
 }

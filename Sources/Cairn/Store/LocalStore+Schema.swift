@@ -13,6 +13,9 @@ extension LocalStore {
         }
         let changed = try writer.write { db -> [String] in
             var changed: [String] = []
+            // Across a breaking change to the next number, the local records take the new shape here, as the
+            // server's did: those collections need no fresh pull.
+            let migratedLocally = try migrateLocally(db, from: previous, to: schema)
             for collection in schema.collections {
                 let table = CollectionTable(schema: collection)
                 let migrated = try table.migrate(db)
@@ -20,7 +23,7 @@ extension LocalStore {
                 if migrated || previous?.collection(named: collection.name) == nil { changed.append(collection.name) }
                 try collectionStates.register(db, collection.name)
             }
-            for name in changed { try collectionStates.markNeedsPull(db, name) }
+            for name in changed where !migratedLocally.contains(name) { try collectionStates.markNeedsPull(db, name) }
             try metaTable.set(db, .schema, String(decoding: try CairnJSON.encode(schema), as: UTF8.self))
             try metaTable.set(db, .schemaETag, etag)
             return changed

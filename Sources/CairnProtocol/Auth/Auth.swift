@@ -153,4 +153,7 @@ public enum CairnHeader {
     public static let cursor = "Cairn-Cursor"
     /// A changes page's `hasMore` (`true` or `false`), in its head as in its body.
     public static let hasMore = "Cairn-Has-More"
+    /// The schema number the app build was made for (sent by the SDK on every call when configured): the server
+    /// translates its records, or answers `426 upgrade_required` below the project's minimum.
+    public static let schemaVersion = "Cairn-Schema-Version"
 }

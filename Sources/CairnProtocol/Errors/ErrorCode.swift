@@ -42,8 +42,12 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     public static let methodNotAllowed: ErrorCode = "method_not_allowed"
     /// The record changed since the base version and the policy refused the change.
     public static let conflict: ErrorCode = "conflict"
-    /// A schema change that is not additive: it drops or retypes a field, drops a collection or index, or changes a policy.
+    /// A breaking schema change without the migration steps it needs (the message names them), or a change queued
+    /// against a field since removed.
     public static let incompatibleSchema: ErrorCode = "incompatible_schema"
+    /// The app build is older than the oldest schema version the server serves (`426`; `details.minimumSchemaVersion`):
+    /// update the app; queued changes are kept and sent after the update.
+    public static let upgradeRequired: ErrorCode = "upgrade_required"
     /// The cursor is older than the tombstone retention horizon: pull a fresh snapshot.
     public static let cursorExpired: ErrorCode = "cursor_expired"
     /// The body is larger than allowed, or a batch has too many operations.

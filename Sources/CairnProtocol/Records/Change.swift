@@ -68,9 +68,13 @@ public struct ChangesPage: Codable, Sendable {
     public var schemaVersion: String
     /// On a snapshot's first page only: how many records the snapshot holds.
     public var total: Int?
+    /// The schema number the page's records are shaped for: the caller's `Cairn-Schema-Version` within the window,
+    /// else the current one.
+    public var schemaNumber: Int?
 
     /// Creates a page as the server answers a pull.
-    public init(changes: [Change], cursor: String, hasMore: Bool, schemaVersion: String, total: Int? = nil) {
+    public init(changes: [Change], cursor: String, hasMore: Bool, schemaVersion: String, total: Int? = nil, schemaNumber: Int? = nil) {
+        self.schemaNumber = schemaNumber
         self.changes = changes
         self.cursor = cursor
         self.hasMore = hasMore

@@ -12,7 +12,7 @@ extension SyncOperation {
     ///   - order: ``wireOrder`` for an upload, ``fingerprintOrder`` for the fingerprint.
     package static func write(
         opId: String, collection: String, id: String, op: OperationKind, baseVersion: Int64?, dataText: String?,
-        order: JSONMembers<CodingKeys>, into bytes: inout [UInt8]
+        schemaVersion: Int64? = nil, order: JSONMembers<CodingKeys>, into bytes: inout [UInt8]
     ) {
         bytes.append(UInt8(ascii: "{"))
         var first = true
@@ -39,6 +39,10 @@ extension SyncOperation {
                     guard let dataText else { continue }
                     bytes.appendMember(names[index], first: &first)
                     bytes.append(contentsOf: dataText.utf8)
+                case .schemaVersion:
+                    guard let schemaVersion else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    bytes.appendDecimal(schemaVersion)
                 }
             }
         }
@@ -50,7 +54,7 @@ extension SyncOperation {
         var bytes: [UInt8] = []
         Self.write(
             opId: opId, collection: collection, id: id, op: op, baseVersion: baseVersion, dataText: canonicalDataText,
-            order: Self.wireOrder, into: &bytes)
+            schemaVersion: schemaVersion, order: Self.wireOrder, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -67,7 +71,7 @@ extension SyncOperation {
         bytes.reserveCapacity((dataText?.utf8.count ?? 0) + collection.utf8.count + id.utf8.count + 64)
         Self.write(
             opId: opId, collection: collection, id: id, op: op, baseVersion: baseVersion, dataText: dataText,
-            order: Self.fingerprintOrder, into: &bytes)
+            schemaVersion: schemaVersion, order: Self.fingerprintOrder, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -94,6 +98,11 @@ extension SyncOperation {
                 }
             case .data:
                 read.data = try BatchRequest.member(members, key, at: path) { value, path in try BatchRequest.object(value, at: path) }
+            case .schemaVersion:
+                read.schemaVersion = try BatchRequest.member(members, key, at: path) { value, path in
+                    guard let int = value.integerValue, int >= 0 else { throw mismatch(expected: "a schema number (0 or more)", value, path) }
+                    return int
+                }
             }
         }
         self = read

@@ -31,12 +31,17 @@ public struct SyncOperation: Codable, Sendable, Hashable {
     public var baseVersion: Int64?
     /// The record data (`create`, `update`) or merge patch (`patch`); `nil` for `delete`.
     public var data: [String: JSONValue]?
+    /// The schema number the app build that made the change was made for, when it differs from the batch's
+    /// `Cairn-Schema-Version` (a change queued before the app updated); the server translates its data from that
+    /// schema's shape. `nil`: the request's version.
+    public var schemaVersion: Int64?
 
     /// Creates one write; make `opId` with ``OperationID/make(now:)`` and keep it when resending, so a retry applies once.
     public init(
         opId: String, collection: String, id: String, op: OperationKind, baseVersion: Int64? = nil,
-        data: [String: JSONValue]? = nil
+        data: [String: JSONValue]? = nil, schemaVersion: Int64? = nil
     ) {
+        self.schemaVersion = schemaVersion
         self.opId = opId
         self.collection = collection
         self.id = id
@@ -47,7 +52,7 @@ public struct SyncOperation: Codable, Sendable, Hashable {
 
     /// The members of an operation object: the one list every reader and writer of the shape goes by. Writers switch
     /// over every case, so a new member is a compile error until each codec handles it.
-    package enum CodingKeys: String, CodingKey, CaseIterable, Sendable { case opId, collection, id, op, baseVersion, data }
+    package enum CodingKeys: String, CodingKey, CaseIterable, Sendable { case opId, collection, id, op, baseVersion, data, schemaVersion }
 }
 
 /// The body of `POST /v1/projects/{project}/batch`.

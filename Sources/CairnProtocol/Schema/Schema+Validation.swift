@@ -26,43 +26,17 @@ extension Schema {
             }
         }
     }
-
-    /// Checks that `newSchema` only adds to this one (collections, fields, indexes); a dropped or retyped
-    /// field, a dropped collection or a changed conflict policy throws `incompatible_schema`.
-    public func checkAdditive(_ newSchema: Schema) throws(ErrorBody) {
-        for old in collections {
-            guard let new = newSchema.collection(named: old.name) else {
-                throw ErrorBody(code: .incompatibleSchema, message: "collection \"\(old.name)\" cannot be dropped",
-                                details: ["collection": .string(old.name)])
-            }
-            for field in old.fields {
-                guard let newField = new.field(named: field.name) else {
-                    throw ErrorBody(code: .incompatibleSchema, message: "field \"\(old.name).\(field.name)\" cannot be dropped",
-                                    details: ["collection": .string(old.name), "field": .string(field.name)])
-                }
-                guard newField.type == field.type else {
-                    throw ErrorBody(code: .incompatibleSchema,
-                                    message: "field \"\(old.name).\(field.name)\" cannot change type from \(field.type.rawValue) to \(newField.type.rawValue)",
-                                    details: ["collection": .string(old.name), "field": .string(field.name)])
-                }
-            }
-            for index in old.indexes where !new.indexes.contains(index) {
-                throw ErrorBody(code: .incompatibleSchema, message: "index \(index) of \"\(old.name)\" cannot be dropped",
-                                details: ["collection": .string(old.name)])
-            }
-            guard new.conflictPolicy == old.conflictPolicy else {
-                throw ErrorBody(code: .incompatibleSchema, message: "the conflict policy of \"\(old.name)\" cannot change",
-                                details: ["collection": .string(old.name)])
-            }
-        }
-    }
 }
 
 extension CollectionSchema {
-    /// Checks record data against the declared field types; undeclared fields pass, `null` always passes.
+    /// Checks record data against the declared field types; undeclared fields pass, `null` passes but for a
+    /// required field.
     public func validate(data: [String: JSONValue]) throws(ErrorBody) {
         for field in fields {
-            guard let value = data[field.name], !value.isNull else { continue }
+            guard let value = data[field.name], !value.isNull else {
+                if field.required { throw .validation("field \"\(field.name)\" of \(name) is required", field: field.name) }
+                continue
+            }
             guard field.type.accepts(value) else {
                 throw .validation("field \"\(field.name)\" of \(name) must be \(field.type.article), not \(value.kindName)", field: field.name)
             }

@@ -21,11 +21,32 @@ public struct FieldSchema: Codable, Sendable, Hashable {
     public var name: String
     /// The field's type: which values the server accepts for it and how filters compare them.
     public var type: FieldType
+    /// Whether every live record must hold a value (not `null`) for it; `false` by default.
+    public var required: Bool
 
     /// Declares a field: `FieldSchema(name: "due", type: .datetime)`.
-    public init(name: String, type: FieldType) {
+    public init(name: String, type: FieldType, required: Bool = false) {
         self.name = name
         self.type = type
+        self.required = required
+    }
+
+    enum CodingKeys: String, CodingKey { case name, type, required }
+
+    /// Decodes a field object; an absent `required` reads as `false`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        type = try container.decode(FieldType.self, forKey: .type)
+        required = try container.decodeIfPresent(Bool.self, forKey: .required) ?? false
+    }
+
+    /// Encodes the field; `required` only when set.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(type, forKey: .type)
+        if required { try container.encode(true, forKey: .required) }
     }
 }
 
@@ -92,20 +113,49 @@ public struct Schema: Codable, Sendable, Hashable {
     public var version: String
     /// The project's collections; their order does not change ``version``.
     public var collections: [CollectionSchema]
+    /// The schema's number, set by the server: each schema set makes the next (1, 2, ...); 0 for a new project's
+    /// empty schema. App builds name the number they were made for (``SchemaMigration``, `Cairn-Schema-Version`).
+    public var number: Int
+    /// The oldest schema number whose app builds may still sync (`nil`: every one); older ones get
+    /// `426 upgrade_required`.
+    public var minimumSchemaVersion: Int?
+    /// The steps from the previous schema to this one, for a breaking change (see ``SchemaMigration``).
+    public var migrations: [SchemaMigration]
 
-    /// Creates a schema; leave `version` empty when sending one with `PUT .../schema`, the server sets it.
-    public init(version: String = "", collections: [CollectionSchema]) {
+    /// Creates a schema; leave `version` empty when sending one with `PUT .../schema`, the server sets it, and
+    /// `number`.
+    public init(
+        version: String = "", collections: [CollectionSchema], number: Int = 0, minimumSchemaVersion: Int? = nil,
+        migrations: [SchemaMigration] = []
+    ) {
         self.version = version
         self.collections = collections
+        self.number = number
+        self.minimumSchemaVersion = minimumSchemaVersion
+        self.migrations = migrations
     }
 
-    enum CodingKeys: String, CodingKey { case version, collections }
+    enum CodingKeys: String, CodingKey { case version, collections, number, minimumSchemaVersion, migrations }
 
-    /// Decodes a schema object; an absent `version` reads as `""` and absent `collections` as empty.
+    /// Decodes a schema object; an absent `version` reads as `""`, absent `collections` and `migrations` as empty,
+    /// an absent `number` as 0.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeIfPresent(String.self, forKey: .version) ?? ""
         collections = try container.decodeIfPresent([CollectionSchema].self, forKey: .collections) ?? []
+        number = try container.decodeIfPresent(Int.self, forKey: .number) ?? 0
+        minimumSchemaVersion = try container.decodeIfPresent(Int.self, forKey: .minimumSchemaVersion)
+        migrations = try container.decodeIfPresent([SchemaMigration].self, forKey: .migrations) ?? []
+    }
+
+    /// Encodes the schema; `number` when set, `minimumSchemaVersion` and `migrations` only when they hold something.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(collections, forKey: .collections)
+        if number > 0 { try container.encode(number, forKey: .number) }
+        try container.encodeIfPresent(minimumSchemaVersion, forKey: .minimumSchemaVersion)
+        if !migrations.isEmpty { try container.encode(migrations, forKey: .migrations) }
     }
 
     /// The collection named `name`, if any.
@@ -116,7 +166,12 @@ public struct Schema: Codable, Sendable, Hashable {
         let collectionsValue = collections.sorted { $0.name < $1.name }.map { collection -> JSONValue in
             var members: [String: JSONValue] = [
                 "name": .string(collection.name),
-                "fields": .array(collection.fields.map { .object(["name": .string($0.name), "type": .string($0.type.rawValue)]) }),
+                "fields": .array(collection.fields.map { field -> JSONValue in
+                    // A field that is not required keeps the text (and so the version) it had before `required` existed.
+                    var members: [String: JSONValue] = ["name": .string(field.name), "type": .string(field.type.rawValue)]
+                    if field.required { members["required"] = .bool(true) }
+                    return .object(members)
+                }),
                 "indexes": .array(collection.indexes.map { .array($0.map { .string($0) }) }),
                 "conflictPolicy": .string(collection.conflictPolicy.rawValue),
             ]

@@ -89,6 +89,7 @@ extension APIError {
             status = .tooManyRequests
             if let seconds = body.details?["retryAfter"]?.integerValue { headers[.retryAfter] = "\(seconds)" }
         case .cursorExpired: status = .gone
+        case .upgradeRequired: status = .upgradeRequired
         case .badRequest: status = .badRequest
         case .unavailable:
             status = .serviceUnavailable

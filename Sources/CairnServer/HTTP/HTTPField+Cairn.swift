@@ -4,6 +4,8 @@ import HTTPTypes
 extension HTTPField.Name {
     /// `Cairn-Client-ID`: the registered client sending the request.
     static let cairnClientID = HTTPField.Name(CairnHeader.clientID)!
+    /// `Cairn-Schema-Version`: the schema number the app build was made for.
+    static let cairnSchemaVersion = HTTPField.Name(CairnHeader.schemaVersion)!
     /// `Upload-Offset`: the bytes of a file upload received so far.
     static let uploadOffset = HTTPField.Name(CairnHeader.uploadOffset)!
     /// `Upload-Length`: a file upload's declared size.

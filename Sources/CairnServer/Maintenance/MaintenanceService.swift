@@ -1,12 +1,13 @@
 import Foundation
 import ServiceLifecycle
 
-/// Runs the purge on a timer while the server runs, and ends live-notice streams at shutdown so open event
-/// connections do not hold the server up.
+/// Runs the purge on a timer while the server runs, resumes schema migrations a restart cut short, and ends
+/// live-notice streams at shutdown so open event connections do not hold the server up.
 struct MaintenanceService: Service {
     let server: SyncServer
 
     func run() async throws {
+        async let resumed: Void = cancelWhenGracefulShutdown { await server.resumeMigrations() }
         let interval = server.configuration.purgeInterval
         if interval > 0 {
             await purgeEvery(interval)
@@ -15,6 +16,7 @@ struct MaintenanceService: Service {
             try? await gracefulShutdown()
         }
         await server.notifier.finishAll()
+        await resumed
     }
 
     /// Purges every `interval` seconds on the server's timers, until graceful shutdown.

@@ -23,7 +23,8 @@ struct BatchRoutes: ProjectRouteGroup {
             let outcome = try await batches.apply(
                 batch, project: caller.project, schema: schema, user: caller.user, now: clock.now(),
                 writeGuard: try await access.writeGuard(caller, schema: schema, collections: Set(batch.operations.map(\.collection))),
-                hiddenFiles: try await access.hiddenFiles(FileReferences.ids(batch.operations, schema: schema), caller))
+                hiddenFiles: try await access.hiddenFiles(FileReferences.ids(batch.operations, schema: schema), caller),
+                schemaNumber: try SchemaEvolution.requestedNumber(request.headers[.cairnSchemaVersion]))
             metrics.pushed(outcome.results)
             await notifier.publish(project: caller.project, changes: outcome.changedCollections)
             return Response.jsonBytes(Self.body(outcome.resultTexts))

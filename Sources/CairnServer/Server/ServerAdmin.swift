@@ -15,12 +15,19 @@ public struct ServerAdmin: Sendable {
     public let storage: any ServerStorage
     let hasher: PasswordHasher
     let clock: any WallClock
+    /// The schema histories the server's sync layer reads (the server's own, so a new schema is seen at once).
+    let evolution: SchemaEvolution
 
     /// An admin over `storage`. `bcryptCost` hashes new passwords (clamped to 4...31); `clock` stamps new projects.
     public init(storage: any ServerStorage, bcryptCost: UInt8 = 10, clock: any WallClock = SystemWallClock()) {
+        self.init(storage: storage, bcryptCost: bcryptCost, clock: clock, evolution: SchemaEvolution(storage: storage, clock: clock))
+    }
+
+    init(storage: any ServerStorage, bcryptCost: UInt8, clock: any WallClock, evolution: SchemaEvolution) {
         self.storage = storage
         self.hasher = PasswordHasher(cost: bcryptCost)
         self.clock = clock
+        self.evolution = evolution
     }
 
     /// Creates a project with an empty schema.
@@ -109,28 +116,84 @@ public struct ServerAdmin: Sendable {
         return explanation
     }
 
-    /// Replaces a project's schema with `schema` when it only adds to the current one; returns the stored schema
-    /// with its new version. Throws `validation_failed`, `incompatible_schema` or `not_found`.
+    /// Sets `schema` as the project's next numbered schema when the change is additive, or breaking with migration
+    /// steps (`migrations`) that cover every breaking change; returns the stored schema with its version and number.
+    /// The same schema again (with or without the steps that made it) changes nothing but a new
+    /// ``Schema/minimumSchemaVersion``, which is kept until changed. With
+    /// `migrate`, the stored records are migrated before it returns (``migrate(project:)``); otherwise call that.
+    /// Throws `validation_failed`, `incompatible_schema` (naming what is missing) or `not_found`.
+    ///
+    /// ```swift
+    /// var next = current
+    /// next.collections[0].fields[0].name = "rating"
+    /// next.migrations = [SchemaMigration(collection: "jobs", step: .rename(from: "score", to: "rating"))]
+    /// try await admin.setSchema(project: "field", next)
+    /// ```
     @discardableResult
-    public func setSchema(project: String, _ schema: Schema) async throws -> Schema {
+    public func setSchema(project: String, _ schema: Schema, migrate: Bool = true) async throws -> Schema {
         try schema.validate()
         try RuleValidation.check(schema)
         guard let current = try await storage.schema(project: project) else {
             throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
         }
-        try current.checkAdditive(schema)
-        let stamped = SchemaVersioning.stamped(schema)
-        if stamped.version != current.version {
-            try await storage.setSchema(project: project, schema: stamped)
-            // Records keep the values their rules read beside them: when the rules read other fields, rewrite those.
-            for collection in stamped.collections {
-                let fields = RuleFields.names(collection)
-                if fields != current.collection(named: collection.name).map(RuleFields.names) ?? [] {
-                    try await storage.refreshRuleData(project: project, collection: collection.name, fields: fields)
-                }
+        var stamped = SchemaVersioning.stamped(schema)
+        // The schema set already (a deploy sending its file again, its steps included) changes nothing.
+        let unchanged = stamped.version == current.version && (schema.migrations.isEmpty || schema.migrations == current.migrations)
+        if !unchanged, let refusal = try SchemaClassifier.diff(from: current, to: schema).refusal { throw refusal }
+        stamped.number = unchanged ? current.number : current.number + 1
+        stamped.minimumSchemaVersion = schema.minimumSchemaVersion ?? current.minimumSchemaVersion
+        if let minimum = stamped.minimumSchemaVersion, !(0...stamped.number).contains(minimum) {
+            throw ErrorBody.validation("minimumSchemaVersion must be from 0 to the schema's number, \(stamped.number)", field: "minimumSchemaVersion")
+        }
+        if unchanged {
+            stamped.migrations = current.migrations
+            if stamped.minimumSchemaVersion != current.minimumSchemaVersion {
+                try await storage.setSchema(project: project, schema: stamped, now: clock.now())
+                evolution.forget(project: project)
+            }
+            return stamped
+        }
+        try await storage.setSchema(project: project, schema: stamped, now: clock.now())
+        evolution.forget(project: project)
+        // Records keep the values their rules read beside them: when the rules read other fields, rewrite those.
+        for collection in stamped.collections {
+            let fields = RuleFields.names(collection)
+            if fields != current.collection(named: collection.name).map(RuleFields.names) ?? [] {
+                try await storage.refreshRuleData(project: project, collection: collection.name, fields: fields)
             }
         }
+        if migrate && !stamped.migrations.isEmpty { try await self.migrate(project: project) }
         return stamped
+    }
+
+    /// What setting `schema` on the project would change, and whether it is breaking; `validation_failed` for a
+    /// malformed schema or a migration step that does not fit the current schema.
+    public func schemaDiff(project: String, _ schema: Schema) async throws -> SchemaDiff {
+        try schema.validate()
+        guard let current = try await storage.schema(project: project) else {
+            throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
+        }
+        return try SchemaClassifier.diff(from: current, to: schema)
+    }
+
+    /// Every numbered schema of the project with its migration's progress, oldest first.
+    public func schemaVersions(project: String) async throws -> [StoredSchemaVersion] {
+        guard try await storage.schema(project: project) != nil else {
+            throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
+        }
+        return try await storage.schemaVersions(project: project)
+    }
+
+    /// Migrates the project's stored records by the declared steps of its unfinished migrations, in pages, to the
+    /// end (a migration cut short resumes); returns how many records were rewritten.
+    /// - Parameter changed: told of each page's changed collections with their new versions (for live notices).
+    @discardableResult
+    public func migrate(
+        project: String, changed: @escaping @Sendable (_ project: String, _ changes: [String: Int64]) async -> Void = { _, _ in }
+    ) async throws -> Int64 {
+        var migrator = SchemaMigrator(storage: storage, evolution: evolution, clock: clock)
+        migrator.changed = changed
+        return try await migrator.run(project: project)
     }
 
     /// Sets a project's own file limits (a `nil` value falls back to the server's configuration); sizes must not

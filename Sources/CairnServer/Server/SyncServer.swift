@@ -33,6 +33,8 @@ public final class SyncServer: Sendable {
     let access: AccessControl
     let feed: ChangesFeed
     let batches: BatchService
+    /// The projects' schema histories, for translating old app builds' records.
+    let evolution: SchemaEvolution
     let files: FileService
     /// Where files' bytes live (by default under the data directory's `files` folder).
     public let blobs: any BlobStore
@@ -64,7 +66,8 @@ public final class SyncServer: Sendable {
             window: configuration.loginFailureWindow)
         self.access = AccessControl(storage: self.storage)
         self.feed = ChangesFeed(storage: self.storage)
-        self.batches = BatchService(storage: self.storage)
+        self.evolution = SchemaEvolution(storage: self.storage, clock: clock)
+        self.batches = BatchService(storage: self.storage, evolution: self.evolution)
         self.blobs = blobs ?? opened.blobs
         self.files = FileService(
             storage: self.storage, blobs: self.blobs, notifier: notifier, metrics: metrics, clock: clock, maximumFileBytes: configuration.maximumFileBytes,
@@ -72,7 +75,7 @@ public final class SyncServer: Sendable {
     }
 
     /// Direct management of this server's accounts, projects and schemas.
-    public var admin: ServerAdmin { ServerAdmin(storage: storage, bcryptCost: configuration.bcryptCost, clock: clock) }
+    public var admin: ServerAdmin { ServerAdmin(storage: storage, bcryptCost: configuration.bcryptCost, clock: clock, evolution: evolution) }
 
     /// The router with every route group and middleware.
     func makeRouter() -> Router<CairnRequestContext> {
@@ -85,9 +88,9 @@ public final class SyncServer: Sendable {
             AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock,
                 identityProvider: identityProvider).collection, atPath: "v1/auth")
         let projectGroups: [any ProjectRouteGroup] = [
-            SchemaRoutes(access: access, admin: admin),
+            SchemaRoutes(access: access, admin: admin, notifier: notifier),
             RuleRoutes(access: access, admin: admin),
-            ChangesRoutes(access: access, feed: feed, metrics: metrics, clock: clock),
+            ChangesRoutes(access: access, feed: feed, evolution: evolution, metrics: metrics, clock: clock),
             BatchRoutes(
                 access: access, batches: batches, notifier: notifier, metrics: metrics, clock: clock, maximumBytes: configuration.maximumBatchBytes,
                 maximumOperations: configuration.maximumBatchOperations),

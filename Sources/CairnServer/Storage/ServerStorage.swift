@@ -59,8 +59,14 @@ public protocol ServerStorage: Service, FileCatalog {
     func setClaims(user: String, project: String, claims: [String: JSONValue]) async throws
     /// The project's schema (with its version), or `nil` for an unknown project.
     func schema(project: String) async throws -> Schema?
-    /// Replaces the project's schema (already checked, version already set); `not_found` for an unknown project.
-    func setSchema(project: String, schema: Schema) async throws
+    /// Replaces the project's schema (already checked, version and number already set) and keeps it as its numbered
+    /// version `schema.number` (replacing that version's schema when it is kept already, as when only the minimum
+    /// version changes), in one transaction; `not_found` for an unknown project.
+    func setSchema(project: String, schema: Schema, now: Date) async throws
+    /// Every numbered schema of `project` with its migration's progress, by number (none for an unknown project).
+    func schemaVersions(project: String) async throws -> [StoredSchemaVersion]
+    /// Stores the progress of the migration to schema `number` of `project`.
+    func setMigrationProgress(project: String, number: Int, _ progress: MigrationProgress) async throws
 
     // MARK: Records
 
@@ -214,6 +220,11 @@ extension ServerStorage {
             project: project, collection: collection, since: 0, snapshotHigh: Int64.max, limit: 1,
             selection: FeedSelection(window: .condition("id", .eq, .string(id))))
         return rows.rows.first { $0.id == id && !$0.deleted }
+    }
+
+    /// ``setSchema(project:schema:now:)`` at the current time.
+    public func setSchema(project: String, schema: Schema) async throws {
+        try await setSchema(project: project, schema: schema, now: Date())
     }
 
     /// How live notices reach the other instances on this storage; `nil` (the default) for a storage one instance

@@ -36,7 +36,7 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
     /// Every table of a server's state, in an order foreign keys accept (a table after those it refers to).
     public static let all: [StorageTable] = [
         .users, .projects, .members, .tokens, .records, .collectionState, .operations, .clients, .files, .fileLimits,
-        .signInRevocations, .readScopes, .recordHistory, .serverSecrets, .clientDiagnostics, .backups,
+        .signInRevocations, .readScopes, .recordHistory, .serverSecrets, .clientDiagnostics, .backups, .schemaVersions,
     ]
 
     /// Accounts and their password hashes.
@@ -98,6 +98,13 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
     /// Backups of a data directory (``ServerBackup``), for operators to see when the last was made.
     public static let backups = StorageTable(
         "backups", key: [.real("created_at"), .text("path")], [.integer("database_bytes"), .integer("file_count")])
+    /// Every numbered schema of each project, with the progress of the migration to it (``StoredSchemaVersion``).
+    public static let schemaVersions = StorageTable(
+        "schema_versions", key: [.text("project"), .integer("number")],
+        [
+            .text("schema_json"), .real("created_at"), .text("migration_state"), .integer("migration_through", optional: true),
+            .integer("migration_cursor"), .integer("migrated"),
+        ])
     /// Projects' own file limits.
     public static let fileLimits = StorageTable(
         "file_limits", key: [.text("project")],

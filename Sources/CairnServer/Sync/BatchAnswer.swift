@@ -84,9 +84,11 @@ struct PreparedOperation: Sendable {
     /// forgotten with the operations' retention.
     let legacyFingerprint: String
 
-    init(_ operation: SyncOperation, user: String) {
+    /// - Parameter sent: the operation as the client sent it, when `operation` is its translation to the current
+    ///   schema: the fingerprint is the sent one's, so a retry answers the first result even after the schema changed.
+    init(_ operation: SyncOperation, sent: SyncOperation? = nil, user: String) {
         dataText = operation.canonicalDataText
-        let text = operation.fingerprintText(dataText: dataText)
+        let text = sent.map { $0.fingerprintText } ?? operation.fingerprintText(dataText: dataText)
         fingerprint = SchemaVersioning.digest("\(user)\n\(text)")
         legacyFingerprint = SchemaVersioning.digest(text)
     }

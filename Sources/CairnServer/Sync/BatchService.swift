@@ -10,28 +10,63 @@ import Foundation
 /// ```
 struct BatchService: Sendable {
     let storage: any ServerStorage
+    /// The schema histories old app builds' operations are translated by.
+    let evolution: SchemaEvolution
+
+    /// An instance over `storage`, translating by `evolution` (a new one over the same storage by default).
+    init(storage: any ServerStorage, evolution: SchemaEvolution? = nil) {
+        self.storage = storage
+        self.evolution = evolution ?? SchemaEvolution(storage: storage)
+    }
 
     /// Applies `batch` in one project write transaction; `writeGuard` refuses what the caller's data rules do not let
     /// it write.
     /// - Parameter hiddenFiles: the files among those the batch names that the caller may not read.
+    /// - Parameter schemaNumber: the schema number the caller's app build was made for (`Cairn-Schema-Version`;
+    ///   `nil`: the current one): its operations are translated to the current shape and its answers back, and a
+    ///   number below the project's minimum is `426 upgrade_required`. An operation's own `schemaVersion` overrides it.
     func apply(
         _ batch: BatchRequest, project: String, schema: Schema, user: String, now: Date, writeGuard: WriteGuard? = nil,
-        hiddenFiles: Set<String> = []
+        hiddenFiles: Set<String> = [], schemaNumber: Int? = nil
     ) async throws -> BatchOutcome {
-        // Data texts and fingerprints are made before the write lock is taken.
-        let prepared = batch.operations.map { PreparedOperation($0, user: user) }
-        let fileIDs = FileReferences.ids(batch.operations, schema: schema)
+        let history = try await evolution.history(project: project, current: schema)
+        let requestTranslator = try history.translator(for: schemaNumber)
+        var operations = batch.operations
+        var translators: [SchemaTranslator] = []
+        var byNumber: [Int64: SchemaTranslator] = [:]
+        var refusals: [Int: ErrorBody] = [:]
+        for (index, operation) in batch.operations.enumerated() {
+            var translator = requestTranslator
+            if let number = operation.schemaVersion {
+                // A change queued by an older build is translated from its shape, whatever the window.
+                translator = try byNumber[number] ?? history.translator(for: Int(clamping: number), enforcingWindow: false)
+                byNumber[number] = translator
+            }
+            translators.append(translator)
+            switch translator.incoming(operation) {
+            case .success(let translated): operations[index] = translated
+            case .failure(let refusal): refusals[index] = refusal
+            }
+        }
+        // Data texts and fingerprints are made before the write lock is taken (a translated operation's fingerprint
+        // is the one sent).
+        let prepared = operations.indices.map { index in
+            PreparedOperation(operations[index], sent: translators[index].isOldBuild ? batch.operations[index] : nil, user: user)
+        }
+        let fileIDs = FileReferences.ids(operations, schema: schema)
         let completedFiles = fileIDs.isEmpty ? [] : try await storage.completedFiles(project: project, ids: fileIDs)
         return try await storage.withProjectWriteTransaction(project: project) { transaction in
-            let snapshot = try await transaction.read(BatchLookups.reads(batch.operations))
+            let snapshot = try await transaction.read(BatchLookups.reads(operations))
             var writer = RecordWriter(transaction, head: snapshot.headVersion, user: user, now: now, schema: schema)
             var lookups = try BatchLookups(snapshot)
             var results: [OperationResult] = []
             var texts: [String] = []
-            results.reserveCapacity(batch.operations.count)
-            texts.reserveCapacity(batch.operations.count)
+            results.reserveCapacity(operations.count)
+            texts.reserveCapacity(operations.count)
 
-            for (operation, prepared) in zip(batch.operations, prepared) {
+            for (index, (sent, prepared)) in zip(operations, prepared).enumerated() {
+                var operation = sent
+                let translator = translators[index]
                 // Only a valid opId is looked up or remembered: an invalid one is rejected by the planner and can
                 // never be replayed, and storage need not be able to key it (a NUL character, say).
                 let rememberable = Names.isValidID(operation.opId)
@@ -41,12 +76,18 @@ struct BatchService: Sendable {
                     texts.append(text)
                     continue
                 }
-                let current = lookups.record(operation.collection, operation.id)
-                let answer: BatchAnswer
+                // A record whose migration is not done is brought to the current shape before it is compared.
+                let current = lookups.record(operation.collection, operation.id).map { translator.stored($0, collection: operation.collection) }
+                if operation.op == .update, let data = operation.data, let current, !current.record.deleted {
+                    operation.data = translator.completingUpdate(data, stored: current.record.data, collection: operation.collection)
+                }
+                var answer: BatchAnswer
                 let collection = schema.collection(named: operation.collection)
                 var plan: BatchPlan
                 // A record the caller may not write is refused before anything of it is compared or answered.
-                if let writeGuard, let current, !current.record.deleted,
+                if let refusal = refusals[index] {
+                    plan = .reject(refusal)
+                } else if let writeGuard, let current, !current.record.deleted,
                     let refusal = try writeGuard.refusal(collection: operation.collection, id: operation.id, data: current.record.data, state: "as stored")
                 {
                     plan = .reject(refusal)
@@ -71,7 +112,7 @@ struct BatchService: Sendable {
                 switch plan {
                 case .write(let data, let deleted):
                     // A create or update without top-level nulls commits the data as sent, whose text is made already.
-                    let asSent = BatchAnswer.commitsDataAsSent(operation, data: data)
+                    let asSent = BatchAnswer.commitsDataAsSent(sent, data: data)
                     let written = try await writer.write(
                         collection: operation.collection, id: operation.id, data: data, dataText: asSent ? prepared.dataText : nil,
                         deleted: deleted, previous: current)
@@ -91,6 +132,19 @@ struct BatchService: Sendable {
                     let remembered = RememberedOperation(opId: operation.opId, fingerprint: prepared.fingerprint, result: answer.storedText)
                     try await transaction.rememberOperation(remembered, at: now)
                     lookups.remembered(remembered)
+                }
+                if requestTranslator.isOldBuild || !requestTranslator.pending.isEmpty {
+                    // The answer in the shape of the build that sent the batch (an operation it queued under an older
+                    // build included).
+                    var result = answer.result
+                    if let record = result.record {
+                        result.record?.data = requestTranslator.outgoing(record.data, collection: operation.collection)
+                    }
+                    if let current = result.current {
+                        result.current?.data = requestTranslator.outgoing(current.data, collection: operation.collection)
+                    }
+                    answer.result = result
+                    answer.text = result.jsonText
                 }
                 results.append(answer.result)
                 texts.append(answer.text)

@@ -3,11 +3,11 @@ import NIOCore
 
 extension ChangesFeed {
     /// The page's JSON: `{"changes":[...],"cursor":...,"hasMore":...,"schemaVersion":...}` (with `"total"` on a
-    /// snapshot's first page), each change written by
+    /// snapshot's first page, and the `"schemaNumber"` the records are shaped for), each change written by
     /// the shape's writer (``Change/write(id:version:updatedAt:updatedBy:deleted:dataText:gone:into:)``) around the
     /// record's stored data text (never decoded): a live record, a tombstone, or `gone` when it no longer matches the
     /// filter.
-    static func body(_ rows: FeedRows, cursor: FeedCursor, schemaVersion: String, total: Int? = nil) -> ByteBuffer {
+    static func body(_ rows: FeedRows, cursor: FeedCursor, schemaVersion: String, total: Int? = nil, schemaNumber: Int? = nil) -> ByteBuffer {
         var size = 96 + schemaVersion.utf8.count
         for row in rows.rows { size += row.dataText.utf8.count + row.id.utf8.count + 120 }
         var buffer = ByteBuffer()
@@ -28,6 +28,10 @@ extension ChangesFeed {
         if let total {
             buffer.writeStaticString(",\"total\":")
             buffer.writeString(String(total))
+        }
+        if let schemaNumber {
+            buffer.writeStaticString(",\"schemaNumber\":")
+            buffer.writeString(String(schemaNumber))
         }
         buffer.writeStaticString("}")
         return buffer

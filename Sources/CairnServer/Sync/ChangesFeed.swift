@@ -34,12 +34,14 @@ struct ChangesFeed: Sendable {
 
     /// Reads one page of `collection` for `request`, within what `scope` lets the reader read.
     /// - Parameter clientID: the caller's `Cairn-Client-ID`, noted when the page reaches the end of the feed.
+    /// - Parameter translator: shapes the records for the caller's app build (its schema number), and brings those
+    ///   whose migration is not done to the current shape.
     /// - Parameter user: the reader, whom the cursors are signed for: a cursor is honoured only from the reader it was
     ///   issued to, for the collection it was issued for (under data rules, a cursor from elsewhere could claim to hold
     ///   what the reader never could).
     func page(
         project: String, collection: CollectionSchema, schemaVersion: String, request: ChangesRequest, scope: RecordScope = RecordScope(read: nil, write: nil),
-        user: String = "", clientID: String?, now: Date
+        user: String = "", clientID: String?, now: Date, translator: SchemaTranslator? = nil
     ) async throws -> Page {
         let fingerprint = scope.readFingerprint
         if let fingerprint, let read = scope.read { try await remember(read, fingerprint: fingerprint) }
@@ -62,13 +64,18 @@ struct ChangesFeed: Sendable {
             start = FeedCursor(since: 0, snapshotHigh: start.since, scope: fingerprint, previousScope: start.scope, isRescoping: true)
         }
         let selection = try await selection(start, scope: scope, filter: request.filter, collection: collection)
-        let rows = try await storage.feedRange(
+        var rows = try await storage.feedRange(
             project: project, collection: collection, since: start.since, snapshotHigh: start.snapshotHigh, limit: request.limit,
             selection: selection)
         if max(start.since, start.snapshotHigh == Int64.max ? 0 : start.snapshotHigh ?? 0) > rows.head {
             // Versions never go back: a cursor past the head comes from before this server was restored from a backup,
             // and the versions after the head will be handed out again, to other changes.
             throw Self.expired("this cursor is ahead of the server's latest change (it was restored from a backup made before)")
+        }
+        if let translator, !translator.isIdentity {
+            for index in rows.rows.indices where !rows.rows[index].deleted {
+                rows.rows[index].dataText = translator.outgoing(text: rows.rows[index].dataText, collection: collection.name)
+            }
         }
         if rows.purgedThrough > max(start.since, start.snapshotHigh ?? 0) {
             throw Self.expired("this cursor is older than the tombstone retention horizon")
@@ -85,7 +92,7 @@ struct ChangesFeed: Sendable {
             try await storage.notePull(clientID: clientID, project: project, version: cursor.since, now: now)
         }
         return Page(
-            body: Self.body(rows, cursor: cursor, schemaVersion: schemaVersion, total: total),
+            body: Self.body(rows, cursor: cursor, schemaVersion: schemaVersion, total: total, schemaNumber: translator?.number),
             cursor: cursor, hasMore: rows.hasMore, records: rows.rows.count)
     }
 

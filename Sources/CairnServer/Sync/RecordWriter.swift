@@ -49,13 +49,14 @@ struct RecordWriter {
     /// - Parameters:
     ///   - dataText: `data`'s canonical JSON text when the caller made it already.
     ///   - previous: the record's current state, whose field versions carry over.
+    ///   - fieldVersions: the field versions to store instead of those the change moves (a migration keeps them).
     mutating func write(
         collection: String, id: String, data: [String: JSONValue], dataText: String? = nil, deleted: Bool = false,
-        previous: StoredRecordState?
+        previous: StoredRecordState?, fieldVersions kept: [String: Int64]? = nil
     ) async throws -> (state: StoredRecordState, row: RecordRow) {
         head += 1
         let stored = deleted ? [:] : data
-        let fieldVersions = BatchPlanner.fieldVersions(previous: previous, newData: data, deleted: deleted, version: head)
+        let fieldVersions = kept ?? BatchPlanner.fieldVersions(previous: previous, newData: data, deleted: deleted, version: head)
         let names = ruleFieldNames[collection] ?? schema?.collection(named: collection).map(RuleFields.names) ?? []
         ruleFieldNames[collection] = names
         let row = RecordRow(

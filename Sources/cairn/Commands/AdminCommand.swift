@@ -34,6 +34,8 @@ struct AdminCommand: AsyncParsableCommand {
               cairn admin --data ./cairn-data add-user alice --password 'a long password'
               cairn admin --data ./cairn-data grant alice --project field --role writer
               cairn admin --data ./cairn-data set-schema --project field schema.json
+              cairn admin --data ./cairn-data schema diff --project field schema.json
+              cairn admin --data ./cairn-data schema status --project field
               cairn admin --data ./cairn-data limits --project field --file-bytes 52428800 --project-bytes 10737418240
               cairn admin --data ./cairn-data list-clients --project field --behind 1000
               cairn admin --data ./cairn-data diagnostics --project field --client c-5e2a9c41-...
@@ -41,7 +43,7 @@ struct AdminCommand: AsyncParsableCommand {
               cairn admin --data ./cairn-data backup --to /backups/cairn-2026-11-24
             """,
         subcommands: [
-            AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self, SetClaims.self, Claims.self, Explain.self, Limits.self,
+            AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self, SchemaCommand.self, SetClaims.self, Claims.self, Explain.self, Limits.self,
             Migrate.self, GrantOperator.self, RevokeOperator.self, ListUsers.self, ListProjects.self, ListMembers.self, ListClients.self,
             RemoveMember.self, RevokeSignIns.self, RemoveClient.self, ClientDiagnosticsCommand.self, Backup.self, Restore.self,
         ])
@@ -145,26 +147,52 @@ struct AdminCommand: AsyncParsableCommand {
     struct SetSchema: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set-schema",
-            abstract: "Set a project's schema from a JSON file. Only additive changes are allowed.",
+            abstract: "Set a project's schema from a JSON file: additive changes, or breaking ones with their migration steps.",
             discussion: """
-                The file holds {"collections": [{"name", "fields": [{"name", "type"}], "indexes", "conflictPolicy"}]}
-                as PROTOCOL.md describes. Field types: string, integer, number, boolean, datetime, json, file.
+                The file holds {"collections": [{"name", "fields": [{"name", "type", "required"?}], "indexes", "conflictPolicy"}],
+                "migrations"?: [...]} as PROTOCOL.md describes. Field types: string, integer, number, boolean, datetime, json, file.
+                Each schema set gets the next number. A breaking change (a removed, renamed or retyped field, a removed
+                collection, a new required field, a tighter conflict policy) is refused unless "migrations" declares its steps:
+                  {"collection": "jobs", "rename": {"from": "score", "to": "rating"}}
+                  {"collection": "jobs", "convert": {"field": "count", "to": "number"}}
+                  {"collection": "jobs", "drop": {"field": "legacy"}}
+                  {"collection": "jobs", "fill": {"field": "priority", "value": 0}}
+                The stored records are then migrated before the command returns. --minimum-version N refuses app builds
+                made for an older schema number (426 upgrade_required); without a file it changes only that.
                 """)
         @OptionGroup var options: AdminOptions
         @Option(name: .long, help: "The project.")
         var project: String
-        @Argument(help: "The schema JSON file.")
-        var file: String
+        @Option(name: .customLong("minimum-version"), help: "The oldest schema number app builds may sync with.")
+        var minimumVersion: Int?
+        @Argument(help: "The schema JSON file (optional with --minimum-version).")
+        var file: String?
 
         func run() async throws {
-            let data = try CLIError.wrap("cannot read the schema file \(file)") { try Data(contentsOf: URL(fileURLWithPath: file)) }
-            let schema = try CLIError.wrap("the schema file \(file) is not a valid schema") {
-                try CairnJSON.decode(Schema.self, from: data)
+            let admin = try await options.admin()
+            var schema: Schema
+            if let file {
+                let data = try CLIError.wrap("cannot read the schema file \(file)") { try Data(contentsOf: URL(fileURLWithPath: file)) }
+                schema = try CLIError.wrap("the schema file \(file) is not a valid schema") { try CairnJSON.decode(Schema.self, from: data) }
+            } else if minimumVersion != nil {
+                schema = try await CLIError.wrap("cannot read the schema of \(project)") {
+                    guard let current = try await admin.storage.schema(project: project) else {
+                        throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
+                    }
+                    return current
+                }
+                schema.migrations = []
+            } else {
+                throw CLIError("give a schema file, --minimum-version N, or both")
             }
-            let stored = try await CLIError.wrap("cannot set the schema of \(project)") {
-                try await options.admin().setSchema(project: project, schema)
+            if let minimumVersion { schema.minimumSchemaVersion = minimumVersion }
+            let stored = try await CLIError.wrap("cannot set the schema of \(project)") { try await admin.setSchema(project: project, schema) }
+            var line = "set the schema of \(project): \(stored.collections.count) collections, version \(stored.version.prefix(12)), number \(stored.number)"
+            if let minimum = stored.minimumSchemaVersion { line += ", minimum version \(minimum)" }
+            print(line)
+            if !stored.migrations.isEmpty, let version = try await admin.schemaVersions(project: project).last(where: { $0.schema.number == stored.number }) {
+                print("migrated \(version.migration.migrated) records (\(stored.migrations.count) steps)")
             }
-            print("set the schema of \(project): \(stored.collections.count) collections, version \(stored.version.prefix(12))")
         }
     }
 

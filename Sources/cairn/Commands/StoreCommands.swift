@@ -18,6 +18,11 @@ struct StoreOptions: ParsableArguments {
     var user: String?
 
     @Option(
+        name: .customLong("schema-version"),
+        help: "The schema number the store's app build is made for (remembered by the store); the server translates records for it.")
+    var schemaVersion: Int?
+
+    @Option(
         name: .customLong("key-file"),
         help: "A file holding the store's passphrase, or raw: and 64 hex digits (default: CAIRN_STORE_KEY; neither: not encrypted).")
     var keyFile: String?
@@ -41,6 +46,8 @@ struct StoreOptions: ParsableArguments {
             credentials: .password(user: user, password: password), store: .file(store))
         configuration.app = "cairn"
         configuration.storeKey = key
+        configuration.schemaVersion = try schemaVersion
+            ?? CLIError.wrap("cannot read the store \(store)") { try CairnClient.storedSchemaVersion(at: store, key: key) }
         configuration.connectOnOpen = connectNow
         return try await CLIError.wrap("cannot open the store \(store)") { try await CairnClient.open(configuration) }
     }

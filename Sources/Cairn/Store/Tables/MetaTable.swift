@@ -10,6 +10,8 @@ struct MetaTable: StoreTable {
         case fileKey = "file_key"
         /// Set once every file in the store's folder is sealed (files kept before the store was encrypted included).
         case filesSealed = "files_sealed"
+        /// The schema number the app build last opened the store with (``CairnConfiguration/schemaVersion``).
+        case schemaVersion = "schema_version"
     }
 
     var tableNames: [String] { ["cairn_meta"] }

@@ -6,7 +6,8 @@ extension QueueTable {
     /// Selects queued changes with their attempt counts, in the column order `PendingOperation(row:)` reads; `q` is
     /// the queue. Append `WHERE`/`ORDER BY` clauses.
     static let selectSQL = """
-        SELECT q.seq, q.op_id, q.collection, q.record_id, q.op, q.base_version, q.data, coalesce(a.count, 0), q.created_at, q.waits_for, q.change_set
+        SELECT q.seq, q.op_id, q.collection, q.record_id, q.op, q.base_version, q.data, coalesce(a.count, 0), q.created_at, q.waits_for, q.change_set,
+               q.schema_version
         FROM cairn_queue AS q LEFT JOIN cairn_attempts AS a ON a.seq = q.seq
         """
 
@@ -62,6 +63,6 @@ extension PendingOperation {
         self.init(
             sequence: row[0], opId: row[1], collection: row[2], recordID: row[3],
             kind: OperationKind(rawValue: opText) ?? .update, baseVersion: row[5], dataText: row[6],
-            attempts: row[7], createdAt: Date(timeIntervalSince1970: row[8]), waitsFor: row[9], changeSet: row[10])
+            attempts: row[7], createdAt: Date(timeIntervalSince1970: row[8]), waitsFor: row[9], changeSet: row[10], schemaVersion: row[11])
     }
 }

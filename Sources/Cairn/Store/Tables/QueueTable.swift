@@ -52,6 +52,18 @@ struct QueueTable: StoreTable {
             """)
     }
 
+    /// Migration v-schema: a queued change remembers the schema number of the app build that made it, once a newer
+    /// build opened the store (`NULL`: the build's current number).
+    static func addSchemaVersion(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE cairn_queue ADD COLUMN schema_version INTEGER")
+    }
+
+    /// Marks the changes queued so far as made for schema number `number` (an app build older than the one opening
+    /// the store now), so they are uploaded in that shape and the server translates them.
+    func markSchemaVersion(_ db: Database, _ number: Int) throws {
+        try db.execute(sql: "UPDATE cairn_queue SET schema_version = ? WHERE schema_version IS NULL", arguments: [number])
+    }
+
     // MARK: The base-version rule
 
     /// The base version a queued change is uploaded with: a create has none; a change that waits for an earlier
@@ -80,8 +92,10 @@ struct QueueTable: StoreTable {
         localData: [String: JSONValue] = [:], combining: Bool, changeSet: String? = nil, at date: Date
     ) throws -> QueueCombiner.Outcome {
         let newest = try newest(db, collection: collection, id: id)
+        // A change queued by an older app build keeps that build's shape: nothing is folded into it.
         let combinable = combining ? newest.flatMap {
-            QueueCombiner.mayCombine(queuedAttempts: $0.attempts, queuedChangeSet: $0.changeSet, newChangeSet: changeSet) ? $0 : nil
+            $0.schemaVersion == nil
+                && QueueCombiner.mayCombine(queuedAttempts: $0.attempts, queuedChangeSet: $0.changeSet, newChangeSet: changeSet) ? $0 : nil
         } : nil
         let outcome = QueueCombiner.combine(combinable.map { QueueCombiner.Change($0.kind, $0.data) }, change, localData: localData)
         switch outcome {

@@ -253,6 +253,27 @@ enum PostgresMigrations {
                 PRIMARY KEY (created_at, path))
             """,
         ]),
+        Migration(version: 11, name: "schema-versions", statements: [
+            // Every numbered schema of a project (the current one is also projects.schema_json), with the progress of
+            // the migration of stored records to it.
+            """
+            CREATE TABLE schema_versions (
+                project TEXT NOT NULL REFERENCES projects(name) ON DELETE CASCADE,
+                number BIGINT NOT NULL,
+                schema_json TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                migration_state TEXT NOT NULL,
+                migration_through BIGINT,
+                migration_cursor BIGINT NOT NULL,
+                migrated BIGINT NOT NULL,
+                PRIMARY KEY (project, number)
+            )
+            """,
+            """
+            INSERT INTO schema_versions (project, number, schema_json, created_at, migration_state, migration_cursor, migrated)
+            SELECT name, 0, schema_json, created_at, 'none', 0, 0 FROM projects
+            """,
+        ]),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions

@@ -8,8 +8,12 @@ extension PostgresStorage {
     public func createProject(name: String, now: Date) async throws {
         let schemaText = try String(decoding: CairnJSON.encode(SchemaVersioning.stamped(Schema(collections: []))), as: UTF8.self)
         do {
-            try await client.query(
-                "INSERT INTO projects (name, schema_json, created_at) VALUES (\(name), \(schemaText), \(now.epochSeconds))", logger: logger)
+            try await Self.transaction(client, logger: logger) { connection in
+                try await connection.query(
+                    "INSERT INTO projects (name, schema_json, created_at) VALUES (\(name), \(schemaText), \(now.epochSeconds))", logger: logger)
+                try await Self.keepSchemaVersion(
+                    connection, project: name, number: 0, text: schemaText, progress: MigrationProgress(state: .none), now: now, logger: logger)
+            }
         } catch let error where Self.isUniqueViolation(error) {
             throw ErrorBody(code: .alreadyExists, message: "project \"\(name)\" already exists")
         }
@@ -56,14 +60,57 @@ extension PostgresStorage {
         return nil
     }
 
-    /// Stores the schema as JSON text; an unknown project is `not_found`.
-    public func setSchema(project: String, schema: Schema) async throws {
+    /// Stores the schema as JSON text in the project's row and as its numbered version, in one transaction; an
+    /// unknown project is `not_found`.
+    public func setSchema(project: String, schema: Schema, now: Date) async throws {
         let text = String(decoding: try CairnJSON.encode(schema), as: UTF8.self)
-        let rows = try await client.query(
-            "UPDATE projects SET schema_json = \(text) WHERE name = \(project) RETURNING name", logger: logger)
-        guard try await rows.decode(String.self).first(where: { _ in true }) != nil else {
-            throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
+        try await Self.transaction(client, logger: logger) { connection in
+            let rows = try await connection.query(
+                "UPDATE projects SET schema_json = \(text) WHERE name = \(project) RETURNING name", logger: logger)
+            guard try await rows.decode(String.self).first(where: { _ in true }) != nil else {
+                throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
+            }
+            try await Self.keepSchemaVersion(
+                connection, project: project, number: schema.number, text: text, progress: .initial(for: schema), now: now, logger: logger)
         }
+    }
+
+    /// Inserts a numbered version, or replaces the schema of one kept already (its progress stays).
+    private static func keepSchemaVersion(
+        _ connection: PostgresConnection, project: String, number: Int, text: String, progress: MigrationProgress, now: Date, logger: Logger
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO schema_versions (project, number, schema_json, created_at, migration_state, migration_cursor, migrated)
+            VALUES (\(project), \(Int64(number)), \(text), \(now.epochSeconds), \(progress.state.rawValue), 0, 0)
+            ON CONFLICT (project, number) DO UPDATE SET schema_json = excluded.schema_json
+            """, logger: logger)
+    }
+
+    /// Every version of the project by number.
+    public func schemaVersions(project: String) async throws -> [StoredSchemaVersion] {
+        let rows = try await client.query(
+            """
+            SELECT schema_json, created_at, migration_state, migration_through, migration_cursor, migrated
+            FROM schema_versions WHERE project = \(project) ORDER BY number
+            """, logger: logger)
+        var versions: [StoredSchemaVersion] = []
+        for try await (text, created, state, through, cursor, migrated) in rows.decode((String, Double, String, Int64?, Int64, Int64).self) {
+            versions.append(StoredSchemaVersion(
+                schema: try CairnJSON.decode(Schema.self, from: Array(text.utf8)), createdAt: Date(timeIntervalSince1970: created),
+                migration: MigrationProgress(state: MigrationProgress.State(rawValue: state) ?? .pending, through: through, cursor: cursor, migrated: migrated)))
+        }
+        return versions
+    }
+
+    /// Updates the version's progress columns.
+    public func setMigrationProgress(project: String, number: Int, _ progress: MigrationProgress) async throws {
+        try await client.query(
+            """
+            UPDATE schema_versions SET migration_state = \(progress.state.rawValue), migration_through = \(progress.through),
+                migration_cursor = \(progress.cursor), migrated = \(progress.migrated)
+            WHERE project = \(project) AND number = \(Int64(number))
+            """, logger: logger)
     }
 
     /// Whether `query` returns a row, on `connection`.

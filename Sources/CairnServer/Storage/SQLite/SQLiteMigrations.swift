@@ -181,6 +181,25 @@ enum SQLiteMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v7-schema-versions") { db in
+            try db.execute(sql: """
+                -- Every numbered schema of a project (the current one is also projects.schema_json), with the progress
+                -- of the migration of stored records to it.
+                CREATE TABLE schema_versions (
+                    project TEXT NOT NULL REFERENCES projects(name) ON DELETE CASCADE,
+                    number INTEGER NOT NULL,
+                    schema_json TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    migration_state TEXT NOT NULL,
+                    migration_through INTEGER,
+                    migration_cursor INTEGER NOT NULL,
+                    migrated INTEGER NOT NULL,
+                    PRIMARY KEY (project, number)
+                );
+                INSERT INTO schema_versions (project, number, schema_json, created_at, migration_state, migration_cursor, migrated)
+                SELECT name, 0, schema_json, created_at, 'none', 0, 0 FROM projects;
+                """)
+        }
         return migrator
     }
 }

@@ -14,6 +14,7 @@ extension SQLiteStorage {
             try db.execute(
                 sql: "INSERT INTO projects (name, schema_json, created_at) VALUES (?, ?, ?)",
                 arguments: [name, schemaText, now.epochSeconds])
+            try Self.keepSchemaVersion(db, project: name, number: 0, text: schemaText, progress: MigrationProgress(state: .none), now: now)
         }
     }
 
@@ -61,12 +62,59 @@ extension SQLiteStorage {
         return schema
     }
 
-    /// Stores the schema as JSON text; no project row changed is `not_found`.
-    public func setSchema(project: String, schema: Schema) async throws {
+    /// Stores the schema as JSON text in the project's row and as its numbered version, in one transaction; no
+    /// project row changed is `not_found`.
+    public func setSchema(project: String, schema: Schema, now: Date) async throws {
         let text = String(decoding: try CairnJSON.encode(schema), as: UTF8.self)
         try await write { db in
             try db.execute(sql: "UPDATE projects SET schema_json = ? WHERE name = ?", arguments: [text, project])
             guard db.changesCount == 1 else { throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist") }
+            try Self.keepSchemaVersion(db, project: project, number: schema.number, text: text, progress: .initial(for: schema), now: now)
+        }
+    }
+
+    /// Inserts a numbered version, or replaces the schema of one kept already (its progress stays).
+    private static func keepSchemaVersion(
+        _ db: Database, project: String, number: Int, text: String, progress: MigrationProgress, now: Date
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO schema_versions (project, number, schema_json, created_at, migration_state, migration_cursor, migrated)
+                VALUES (?, ?, ?, ?, ?, 0, 0)
+                ON CONFLICT (project, number) DO UPDATE SET schema_json = excluded.schema_json
+                """,
+            arguments: [project, number, text, now.epochSeconds, progress.state.rawValue])
+    }
+
+    /// Reads every version of the project by number.
+    public func schemaVersions(project: String) async throws -> [StoredSchemaVersion] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT schema_json, created_at, migration_state, migration_through, migration_cursor, migrated
+                    FROM schema_versions WHERE project = ? ORDER BY number
+                    """,
+                arguments: [project]
+            ).map { row in
+                let text: String = row[0]
+                return StoredSchemaVersion(
+                    schema: try CairnJSON.decode(Schema.self, from: Array(text.utf8)), createdAt: Date(timeIntervalSince1970: row[1]),
+                    migration: MigrationProgress(
+                        state: MigrationProgress.State(rawValue: row[2]) ?? .pending, through: row[3], cursor: row[4], migrated: row[5]))
+            }
+        }
+    }
+
+    /// Updates the version's progress columns.
+    public func setMigrationProgress(project: String, number: Int, _ progress: MigrationProgress) async throws {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE schema_versions SET migration_state = ?, migration_through = ?, migration_cursor = ?, migrated = ?
+                    WHERE project = ? AND number = ?
+                    """,
+                arguments: [progress.state.rawValue, progress.through, progress.cursor, progress.migrated, project, number])
         }
     }
 }
