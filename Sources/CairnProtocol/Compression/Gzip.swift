@@ -46,6 +46,17 @@ public enum Gzip {
 
     /// ``decompress(_:limit:)-(Data,_)`` on the readable bytes of `buffer` (which it consumes).
     public static func decompress(_ buffer: inout ByteBuffer, limit: Int) throws(GzipError) -> ByteBuffer {
+        // The stream's last four bytes give its size (RFC 1952's ISIZE): one buffer of that size takes it whole, where
+        // growing buffers and joining them would hold it two to three times over. A size that lies is caught by the
+        // buffer running out, and the stream is read again the slow way.
+        if let size = declaredSize(buffer), size <= limit {
+            var input = buffer
+            var output = ByteBufferAllocator().buffer(capacity: size + 64)
+            if (try? input.decompress(to: &output, with: .gzip())) != nil, input.readableBytes == 0 {
+                buffer = input
+                return output
+            }
+        }
         do {
             // compress-nio refuses once the output reaches its maximum: one byte more than allowed tells "too large".
             let output = try buffer.decompress(with: .gzip(), maxSize: limit == .max ? limit : limit + 1)
@@ -58,6 +69,17 @@ public enum Gzip {
         } catch {
             throw .corrupt
         }
+    }
+}
+
+extension Gzip {
+    /// The size a gzip stream says it expands to (modulo 2^32, from its last four bytes, little-endian), or `nil` for
+    /// a body too short to be gzip.
+    static func declaredSize(_ buffer: ByteBuffer) -> Int? {
+        guard buffer.readableBytes >= 18,
+            let size = buffer.getInteger(at: buffer.readerIndex + buffer.readableBytes - 4, endianness: .little, as: UInt32.self)
+        else { return nil }
+        return Int(size)
     }
 }
 

@@ -119,3 +119,28 @@ struct WireCompressionTests {
         #expect(batch.header("Accept-Encoding") == "identity")
     }
 }
+
+/// The codec on its own: sizes read from the stream's trailer, and limits that hold when the trailer lies.
+@Suite("Gzip")
+struct GzipTests {
+    @Test("a stream expands to its bytes; past the limit it stops with tooLarge; garbage is corrupt")
+    func roundTrip() throws {
+        let text = Data((0..<50_000).map { "line \($0) of a page\n" }.joined().utf8)
+        let packed = try Gzip.compress(text)
+        #expect(Gzip.isCompressed(packed) && !Gzip.isCompressed(text))
+        #expect(try Gzip.decompress(packed, limit: text.count) == text)
+        #expect(throws: GzipError.tooLarge(limit: text.count - 1)) { try Gzip.decompress(packed, limit: text.count - 1) }
+        #expect(throws: GzipError.corrupt) { try Gzip.decompress(Data("not gzip at all, but long enough".utf8), limit: 1 << 20) }
+    }
+
+    @Test("a trailer that claims a smaller size than the stream holds neither truncates it nor passes the limit")
+    func lyingTrailer() throws {
+        let text = Data(repeating: 0x61, count: 100_000)
+        var packed = try Gzip.compress(text)
+        // ISIZE says 10 bytes: the fast path runs out of room and the stream is read again, bounded by the limit.
+        packed.replaceSubrange((packed.count - 4)..<packed.count, with: [10, 0, 0, 0])
+        #expect(throws: GzipError.tooLarge(limit: 50_000)) { try Gzip.decompress(packed, limit: 50_000) }
+        let read = try? Gzip.decompress(packed, limit: 200_000)
+        #expect(read == nil || read == text)
+    }
+}
