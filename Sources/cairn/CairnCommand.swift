@@ -18,3 +18,11 @@ struct CairnCommand: AsyncParsableCommand {
             BenchCommand.self,
         ])
 }
+
+extension CairnCommand {
+    /// Runs the command the arguments name, the client commands with one malloc arena (``ClientMemory``).
+    static func main() async {
+        if CommandLine.arguments.dropFirst().first != "serve" { ClientMemory.useOneArena() }
+        await main(nil)
+    }
+}
