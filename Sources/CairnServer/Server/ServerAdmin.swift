@@ -148,12 +148,12 @@ public struct ServerAdmin: Sendable {
         if unchanged {
             stamped.migrations = current.migrations
             if stamped.minimumSchemaVersion != current.minimumSchemaVersion {
-                try await storage.setSchema(project: project, schema: stamped, now: clock.now())
+                try await storage.setSchema(project: project, schema: stamped, now: clock.now(), replacing: current.version)
                 evolution.forget(project: project)
             }
             return stamped
         }
-        try await storage.setSchema(project: project, schema: stamped, now: clock.now())
+        try await storage.setSchema(project: project, schema: stamped, now: clock.now(), replacing: current.version)
         evolution.forget(project: project)
         // Records keep the values their rules read beside them: when the rules read other fields, rewrite those.
         for collection in stamped.collections {

@@ -61,8 +61,10 @@ public protocol ServerStorage: Service, FileCatalog {
     func schema(project: String) async throws -> Schema?
     /// Replaces the project's schema (already checked, version and number already set) and keeps it as its numbered
     /// version `schema.number` (replacing that version's schema when it is kept already, as when only the minimum
-    /// version changes), in one transaction; `not_found` for an unknown project.
-    func setSchema(project: String, schema: Schema, now: Date) async throws
+    /// version changes), in one transaction; `not_found` for an unknown project. With `replacing`, only while the
+    /// stored schema still has that version: another admin's change in between answers `conflict`, so two schemas
+    /// set at the same moment never both take the same number.
+    func setSchema(project: String, schema: Schema, now: Date, replacing currentVersion: String?) async throws
     /// Every numbered schema of `project` with its migration's progress, by number (none for an unknown project).
     func schemaVersions(project: String) async throws -> [StoredSchemaVersion]
     /// Stores the progress of the migration to schema `number` of `project`.
@@ -222,9 +224,14 @@ extension ServerStorage {
         return rows.rows.first { $0.id == id && !$0.deleted }
     }
 
-    /// ``setSchema(project:schema:now:)`` at the current time.
+    /// ``setSchema(project:schema:now:replacing:)`` at the current time, whatever the stored schema is.
     public func setSchema(project: String, schema: Schema) async throws {
-        try await setSchema(project: project, schema: schema, now: Date())
+        try await setSchema(project: project, schema: schema, now: Date(), replacing: nil)
+    }
+
+    /// The answer when the stored schema is no longer the one a change was made from.
+    static func schemaChangedMeanwhile(_ project: String) -> ErrorBody {
+        ErrorBody(code: .conflict, message: "the schema of \(project) changed while this one was being set: read it again and retry")
     }
 
     /// How live notices reach the other instances on this storage; `nil` (the default) for a storage one instance

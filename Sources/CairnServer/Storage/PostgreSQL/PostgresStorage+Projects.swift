@@ -62,9 +62,17 @@ extension PostgresStorage {
 
     /// Stores the schema as JSON text in the project's row and as its numbered version, in one transaction; an
     /// unknown project is `not_found`.
-    public func setSchema(project: String, schema: Schema, now: Date) async throws {
+    public func setSchema(project: String, schema: Schema, now: Date, replacing currentVersion: String?) async throws {
         let text = String(decoding: try CairnJSON.encode(schema), as: UTF8.self)
         try await Self.transaction(client, logger: logger) { connection in
+            if let currentVersion {
+                // The row stays locked until the transaction ends: a concurrent change waits, then finds a new version.
+                let rows = try await connection.query(
+                    "SELECT (schema_json::jsonb)->>'version' FROM projects WHERE name = \(project) FOR UPDATE", logger: logger)
+                if let stored = try await rows.decode(String?.self).first(where: { _ in true }) ?? nil, stored != currentVersion {
+                    throw Self.schemaChangedMeanwhile(project)
+                }
+            }
             let rows = try await connection.query(
                 "UPDATE projects SET schema_json = \(text) WHERE name = \(project) RETURNING name", logger: logger)
             guard try await rows.decode(String.self).first(where: { _ in true }) != nil else {

@@ -64,9 +64,14 @@ extension SQLiteStorage {
 
     /// Stores the schema as JSON text in the project's row and as its numbered version, in one transaction; no
     /// project row changed is `not_found`.
-    public func setSchema(project: String, schema: Schema, now: Date) async throws {
+    public func setSchema(project: String, schema: Schema, now: Date, replacing currentVersion: String?) async throws {
         let text = String(decoding: try CairnJSON.encode(schema), as: UTF8.self)
         try await write { db in
+            if let currentVersion {
+                // Writes are serialized: what this transaction reads stays until it commits.
+                let stored = try String.fetchOne(db, sql: "SELECT json_extract(schema_json, '$.version') FROM projects WHERE name = ?", arguments: [project])
+                if let stored, stored != currentVersion { throw Self.schemaChangedMeanwhile(project) }
+            }
             try db.execute(sql: "UPDATE projects SET schema_json = ? WHERE name = ?", arguments: [text, project])
             guard db.changesCount == 1 else { throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist") }
             try Self.keepSchemaVersion(db, project: project, number: schema.number, text: text, progress: .initial(for: schema), now: now)
