@@ -26,12 +26,21 @@ struct LongPullTests {
         try await measure()
     }
 
+    /// The server the measuring process pulls from, when it runs in another process (`http://127.0.0.1:PORT`).
+    static let serverVariable = "CAIRN_TEST_LONG_PULL_SERVER"
+
     #if os(Linux)
+    /// Seeds a server in this process and measures in a process of its own that only pulls from it: the server's work
+    /// (reading, writing and compressing pages) runs on this process's threads, as a real server's runs on its own
+    /// machine, and only the client's work shares the measured process's cooperative threads.
     private static func measureInAProcessOfItsOwn() async throws {
+        let fixture = try await seededFixture()
+        defer { Task { await fixture.stop() } }
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-long-pull-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
         var environment = ProcessInfo.processInfo.environment
         environment[measuringVariable] = "1"
+        environment[serverVariable] = fixture.server.baseURL.absoluteString
         let child = try ChildProcess(
             URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
             arguments: ["--testing-library", "swift-testing", "--filter", "LongPullTests"], environment: environment,
@@ -44,10 +53,9 @@ struct LongPullTests {
     }
     #endif
 
-    private func measure() async throws {
+    /// A server whose `logs` hold ``records`` records, seeded in a few large batches.
+    private static func seededFixture() async throws -> Fixture {
         let fixture = try await Fixture.start { $0.maximumBatchOperations = 10_000; $0.maximumBatchBytes = 64 * 1024 * 1024 }
-        defer { Task { await fixture.stop() } }
-        // Seeded on the server in a few large batches.
         for start in stride(from: 0, to: Self.records, by: 10_000) {
             let operations = (start..<start + 10_000).map { index in
                 SyncOperation(opId: newOpID(), collection: "logs", id: "log-\(index)", op: .create, data: ["message": .string("entry \(index)")])
@@ -55,12 +63,25 @@ struct LongPullTests {
             let results = try await fixture.push("alice", operations)
             #expect(results.allSatisfy { $0.status == .applied })
         }
+        return fixture
+    }
+
+    private func measure() async throws {
+        // The server another process seeded (on Linux), else one seeded here.
+        let given = ProcessInfo.processInfo.environment[Self.serverVariable].flatMap(URL.init(string:))
+        let fixture = given == nil ? try await Self.seededFixture() : nil
+        defer { if let fixture { Task { await fixture.stop() } } }
+        guard let serverURL = given ?? fixture?.server.baseURL else { return }
         // The best of three pulls, each into a fresh store: a pull that kept a cooperative thread busy would delay the
         // probe in every one, while a machine busy with other work (the rest of the suite, in the parent process)
         // delays some at random.
         var best = Duration.seconds(3600)
         for _ in 1...3 {
-            let bob = try await fixture.client("bob") { $0.pageSize = 10_000 }
+            var configuration = CairnConfiguration(
+                serverURL: serverURL, project: Fixture.project, device: "long-pull",
+                credentials: .password(user: "bob", password: TestServer.password), store: .inMemory)
+            configuration.pageSize = 10_000
+            let bob = try await CairnClient.open(configuration)
             let (pulled, longest) = try await Self.pullProbed(bob)
             print("longest delay of a cooperative task during a \(Self.records)-record pull: \(longest)")
             #expect(pulled == Self.records)
