@@ -44,7 +44,7 @@ export function renderProject(container, project) {
           save.disabled = false;
         }
       },
-    }, field("New schema (JSON). Changes must be additive: new collections, fields and indexes; rules may change freely.", editor), save, outcome);
+    }, field("New schema (JSON). Additive changes apply at once; a breaking one (a renamed, retyped or removed field, a removed collection, a new required field) needs its steps in \"migrations\" (rename, convert, drop, fill).", editor), save, outcome);
     return [
       el("p", { class: "muted" }, "Schema version ", el("code", {}, schema.version)),
       el("h2", {}, "Collections"),
