@@ -64,8 +64,10 @@ struct RemoteAPI: Sendable {
         var head: (@Sendable (Int, [(String, String)]) -> Void)?
         if let next {
             head = { status, headers in
-                let answer = TransportResponse(status: status, headers: headers, body: Data())
-                if status == 200, answer.header(CairnHeader.hasMore) == "true", let cursor = answer.header(CairnHeader.cursor) { next(cursor) }
+                guard status == 200, TransportResponse.header(CairnHeader.hasMore, in: headers) == "true",
+                    let cursor = TransportResponse.header(CairnHeader.cursor, in: headers)
+                else { return }
+                next(cursor)
             }
         }
         return try await send(method: "GET", path: path, head: head).body

@@ -103,7 +103,10 @@ public struct TransportResponse: Sendable {
     }
 
     /// The first value of a header, matched without case.
-    public func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? { Self.header(name, in: headers) }
+
+    /// The first value of header `name` in `headers`, matched without case (for an answer's head before its body).
+    public static func header(_ name: String, in headers: [(String, String)]) -> String? {
         headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1
     }
 }

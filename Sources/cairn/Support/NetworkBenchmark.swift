@@ -57,7 +57,8 @@ struct NetworkBenchmark {
         let http = RawHTTP(baseURL: server.baseURL)
         let token = try await http.login("bench", password: password)
         try await SyncBenchmark.pushRaw(http, token: token, records: records, batchSize: 1000, collection: "items", record: Self.record)
-        let plainBytes = try await plainJSONBytes(http, token: token)
+        // The snapshot's pages as plain JSON, 5000 records each (the size the SDK asked for before pages of 2000).
+        let plainBytes = try await SyncBenchmark.pullRaw(http, token: token, records: records, pageSize: 5000, collection: "items")
         log("link \(link); \(records) records of varied field notes, \(plainBytes) bytes as plain JSON pages of 5000")
 
         var samples: [Bool: [Sample]] = [true: [], false: []]
@@ -120,22 +121,6 @@ struct NetworkBenchmark {
         let counts = counter.counts
         return Sample(seconds: seconds, bytesDown: shaped.bytesDown, bytesUp: shaped.bytesUp, requests: counts.requests, pages: counts.pages,
                       firstPages: counts.firstPages, connections: shaped.connections)
-    }
-
-    /// The bytes of the snapshot's pages (5000 records each, the SDK's default) as plain JSON, asked for without
-    /// `Accept-Encoding`.
-    private func plainJSONBytes(_ http: RawHTTP, token: String) async throws -> Int64 {
-        var total: Int64 = 0
-        var cursor: String?
-        repeat {
-            let path = "/v1/projects/\(SyncBenchmark.project)/collections/items/changes?limit=5000" + (cursor.map { "&since=\(PercentEncoding.encode($0))" } ?? "")
-            let reply = try await http.send("GET", path, token: token)
-            guard reply.status == 200, reply.header("Content-Encoding") == nil else { throw CLIError("a plain page answered \(reply.status)") }
-            total += Int64(reply.body.count)
-            let page = try JSONValue(parsing: reply.body)
-            cursor = page["hasMore"] == true ? page["cursor"]?.stringValue : nil
-        } while cursor != nil
-        return total
     }
 }
 

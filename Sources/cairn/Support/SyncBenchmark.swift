@@ -190,17 +190,26 @@ struct SyncBenchmark {
         }
     }
 
-    /// Pulls `raw_items` of `project` in pages of `pageSize` until the end; throws unless it held `records`.
-    static func pullRaw(_ http: RawHTTP, token: String, records: Int, pageSize: Int, project: String = project) async throws {
+    /// Pulls `collection` of `project` in pages of `pageSize` until the end, as plain JSON (no `Accept-Encoding`);
+    /// throws unless it held `records`. Returns the bytes of the pages' bodies.
+    @discardableResult
+    static func pullRaw(
+        _ http: RawHTTP, token: String, records: Int, pageSize: Int, project: String = project, collection: String = "raw_items"
+    ) async throws -> Int64 {
         var cursor: String?
         var pulled = 0
+        var bytes: Int64 = 0
         repeat {
-            let path = "/v1/projects/\(project)/collections/raw_items/changes?limit=\(pageSize)" + (cursor.map { "&since=\($0)" } ?? "")
-            let page = try JSONValue(parsing: try await http.send("GET", path, token: token).body)
+            let path = "/v1/projects/\(project)/collections/\(collection)/changes?limit=\(pageSize)"
+                + (cursor.map { "&since=\(PercentEncoding.encode($0))" } ?? "")
+            let body = try await http.send("GET", path, token: token).body
+            bytes += Int64(body.count)
+            let page = try JSONValue(parsing: body)
             pulled += page["changes"]?.arrayValue?.count ?? 0
             cursor = page["hasMore"] == true ? page["cursor"]?.stringValue : nil
         } while cursor != nil
         guard pulled == records else { throw CLIError("pulled \(pulled) records, expected \(records)") }
+        return bytes
     }
 
     /// Makes a new project of the bench schema in the PostgreSQL database at `url`, with the writer `bench`
