@@ -62,7 +62,13 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
         // The filter language compiled to SQL, shared by the SDK's store and the server's storage (package access only).
-        .target(name: "CairnSQL", dependencies: ["CairnProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "CairnSQL",
+            dependencies: [
+                "CairnProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+                // BoundStatement binds the hot write loops' values through SQLite's C API.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         // The page cipher's VFS under SQLite (C); its cryptography is in Cairn (Swift, swift-crypto).
         .target(name: "CCairnStoreCipher", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
@@ -162,7 +168,7 @@ let package = Package(
             plugins: ["DocSnippets"]
         ),
         .testTarget(name: "CairnProtocolTests", dependencies: ["CairnProtocol", "CairnTesting"]),
-        .testTarget(name: "CairnSQLTests", dependencies: ["CairnSQL", "CairnProtocol"]),
+        .testTarget(name: "CairnSQLTests", dependencies: ["CairnSQL", "CairnProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CairnTests", dependencies: ["Cairn", "CairnProtocol", "CairnServer", "CairnTesting"]),
         .testTarget(name: "CairnToolTests", dependencies: ["cairn", "Cairn", "CairnProtocol", "CairnServer", "CairnTesting"]),
         .testTarget(

@@ -48,16 +48,17 @@ extension CollectionTable {
         }
     }
 
-    /// The column values of a pulled change's scanned fields (json fields arrive as their JSON text).
-    func columnValues(scanned fields: [JSONValue?]) -> [DatabaseValue] {
-        zip(schema.fields, fields).map { field, value in
-            guard let value else { return .null }
+    /// Binds a pulled change's scanned fields (json fields arrive as their JSON text) to the next placeholders, in
+    /// `schema.fields` order.
+    func bindColumns(scanned fields: [JSONValue?], to row: inout BoundStatement.Row) {
+        for (field, value) in zip(schema.fields, fields) {
             switch value {
-            case .string(let text): return text.databaseValue
-            case .integer(let int): return int.databaseValue
-            case .number(let double): return double.databaseValue
-            case .bool(let bool): return (bool ? 1 : 0).databaseValue
-            default: return field.type == .json ? value.jsonText().databaseValue : .null
+            case .string(let text)?: row.bind(text)
+            case .integer(let int)?: row.bind(int)
+            case .number(let double)?: row.bind(double)
+            case .bool(let bool)?: row.bind(bool)
+            case let value? where field.type == .json: row.bind(value.jsonText())
+            default: row.bindNull()
             }
         }
     }

@@ -1,4 +1,5 @@
 import CairnProtocol
+import CairnSQL
 import Foundation
 import GRDB
 
@@ -75,14 +76,16 @@ extension CollectionTable {
 
     /// Writes pulled changes of records without local changes, with statements prepared once per page.
     func pulledRowWriter(_ db: Database) throws -> PulledRowWriter {
-        PulledRowWriter(table: self, upsert: try db.cachedStatement(sql: sql.upsertPulled), remove: try db.cachedStatement(sql: sql.deleteSynced))
+        PulledRowWriter(table: self, upsert: try BoundStatement(db, sql: sql.upsertPulled), remove: try db.cachedStatement(sql: sql.deleteSynced))
     }
 }
 
 /// Writes pulled changes into a collection table: a record newer than the row replaces it, a tombstone deletes it.
+/// The rows' values are bound straight from the scanned change (``BoundStatement``): a first sync writes each row
+/// once, at close to SQLite's own speed.
 struct PulledRowWriter {
     let table: CollectionTable
-    let upsert: Statement
+    let upsert: BoundStatement
     let remove: Statement
 
     /// Writes one pulled change.
@@ -91,10 +94,13 @@ struct PulledRowWriter {
             try remove.execute(arguments: [change.id])
             return
         }
-        var arguments: [DatabaseValue] = [change.id.databaseValue]
-        arguments += table.columnValues(scanned: change.fields)
-        arguments += [(change.dataText ?? "{}").databaseValue, change.version.databaseValue, change.updatedAt.databaseValue,
-                      change.updatedBy.databaseValue]
-        try upsert.execute(arguments: StatementArguments(arguments))
+        try upsert.execute { row in
+            row.bind(change.id)
+            table.bindColumns(scanned: change.fields, to: &row)
+            row.bind(change.dataText ?? "{}")
+            row.bind(change.version)
+            row.bind(change.updatedAt)
+            row.bind(change.updatedBy)
+        }
     }
 }

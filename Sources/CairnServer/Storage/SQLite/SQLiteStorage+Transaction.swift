@@ -1,4 +1,5 @@
 import CairnProtocol
+import CairnSQL
 import Foundation
 import GRDB
 import Synchronization
@@ -122,7 +123,7 @@ final class SQLiteWriteTransaction: ProjectWriteTransaction {
     /// Executes pending writes, in order.
     private static func apply(_ writes: [PendingWrite], _ db: Database, project: String) throws {
         guard !writes.isEmpty else { return }
-        let saveRecord = try db.cachedStatement(sql: """
+        let saveRecord = try BoundStatement(db, sql: """
             INSERT INTO records (
                 project, collection, id, version, updated_at, updated_by, changed_at, deleted, data, field_versions, rule_data, prior_version)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
@@ -131,17 +132,32 @@ final class SQLiteWriteTransaction: ProjectWriteTransaction {
             data = excluded.data, field_versions = excluded.field_versions, rule_data = excluded.rule_data,
             \(RecordPriorState.assignments)
             """)
-        let saveOperation = try db.cachedStatement(
-            sql: "INSERT INTO operations (project, op_id, fingerprint, result, created_at) VALUES (?, ?, ?, ?, ?)")
+        let saveOperation = try BoundStatement(
+            db, sql: "INSERT INTO operations (project, op_id, fingerprint, result, created_at) VALUES (?, ?, ?, ?, ?)")
         for write in writes {
             switch write {
             case .record(let row, let collection, let changedAt):
-                try saveRecord.execute(arguments: [
-                    project, collection, row.id, row.version, row.updatedAt, row.updatedBy, changedAt, row.deleted, row.dataText,
-                    FieldVersionsColumn.encode(row.fieldVersions), row.ruleDataText,
-                ])
+                try saveRecord.execute { values in
+                    values.bind(project)
+                    values.bind(collection)
+                    values.bind(row.id)
+                    values.bind(row.version)
+                    values.bind(row.updatedAt)
+                    values.bind(row.updatedBy)
+                    values.bind(changedAt)
+                    values.bind(row.deleted)
+                    values.bind(row.dataText)
+                    values.bind(FieldVersionsColumn.encode(row.fieldVersions))
+                    values.bind(row.ruleDataText)
+                }
             case .operation(let operation, let createdAt):
-                try saveOperation.execute(arguments: [project, operation.opId, operation.fingerprint, operation.result, createdAt])
+                try saveOperation.execute { values in
+                    values.bind(project)
+                    values.bind(operation.opId)
+                    values.bind(operation.fingerprint)
+                    values.bind(operation.result)
+                    values.bind(createdAt)
+                }
             case .head(let version):
                 try db.execute(sql: "UPDATE projects SET head_version = ? WHERE name = ?", arguments: [version, project])
             }
