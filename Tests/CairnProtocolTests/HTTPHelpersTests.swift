@@ -39,4 +39,14 @@ struct HTTPHelpersTests {
         #expect(PercentEncoding.encode(#"{"op":"eq"}"#) == "%7B%22op%22%3A%22eq%22%7D")
         #expect(PercentEncoding.encode("é日") == "%C3%A9%E6%97%A5")
     }
+
+    @Test("Prefer: return=minimal is found among other preferences, in any case, quoted or with parameters")
+    func returnPreference() {
+        #expect(ReturnPreference.asksForMinimal(["return=minimal"]))
+        #expect(ReturnPreference.asksForMinimal(["respond-async, RETURN = \"Minimal\"; foo=bar"]))
+        #expect(ReturnPreference.asksForMinimal(["wait=10", "return=minimal"]))
+        #expect(!ReturnPreference.asksForMinimal([]))
+        #expect(!ReturnPreference.asksForMinimal(["return=representation"]))
+        #expect(!ReturnPreference.asksForMinimal(["returns=minimal", "minimal", "return"]))
+    }
 }

@@ -293,4 +293,42 @@ struct BatchTests {
         let exactly = try await fixture.push("alice", Array(many.prefix(1000)))
         #expect(exactly.allSatisfy { $0.status == .applied })
     }
+
+    @Test("Prefer: return=minimal leaves out only the data of writes committed exactly as sent")
+    func minimalAnswers() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.stop() } }
+        _ = try await fixture.push("alice", [op(.create, "notes", "n0", ["title": "there", "done": false])])
+        let operations = [
+            op(.create, "notes", "n1", ["title": "as sent", "done": false]),
+            op(.create, "notes", "n2", ["title": "with a null", "done": nil]),
+            op(.patch, "notes", "n0", base: 1, ["done": true]),
+            op(.create, "notes", "n0", ["title": "taken"]),
+        ]
+        func send(_ prefer: String?) async throws -> HTTPReply {
+            try await fixture.http.send(
+                .POST, "/v1/projects/\(Fixture.project)/batch", token: fixture.tokens["alice"],
+                body: CairnJSON.encode(BatchRequest(operations: operations)), headers: prefer.map { ["Prefer": $0] } ?? [:])
+        }
+        let minimal = try await send("respond-async, RETURN=\"minimal\"")
+        #expect(minimal.status == 200)
+        #expect(minimal.header("Preference-Applied") == "return=minimal")
+        let results = try #require(minimal.json?["results"]?.arrayValue)
+        // The create sent without nulls: its envelope only. The one with a null (committed without it), the patch
+        // (merged) and the conflict (the current state): whole.
+        #expect(results[0]["record"]?["data"] == nil)
+        #expect(results[0]["record"]?["version"] == 2)
+        #expect(results[1]["record"]?["data"] == ["title": "with a null"])
+        #expect(results[2]["record"]?["data"] == ["title": "there", "done": true])
+        #expect(results[3]["current"]?["data"] == ["title": "there", "done": true])
+
+        // A replay answers whole; without the preference every applied result carries its data.
+        let replay = try await send(nil)
+        #expect(replay.header("Preference-Applied") == nil)
+        let replayed = try #require(replay.json?["results"]?.arrayValue)
+        #expect(replayed[0]["record"]?["data"] == ["title": "as sent", "done": false])
+        let other = try await send("return=representation")
+        #expect(other.header("Preference-Applied") == nil)
+        #expect(other.json?["results"]?.arrayValue?.first?["record"]?["data"] == ["title": "as sent", "done": false])
+    }
 }

@@ -75,7 +75,9 @@ struct RemoteAPI: Sendable {
 
     func batch(_ operations: [PendingOperation]) async throws -> [ScannedResult] {
         let body = Data(PendingOperation.batchBody(operations))
-        let response = try await send(method: "POST", path: "/v1/projects/\(project)/batch", body: body)
+        // The data of writes committed as sent stays out of the answer: the queue has it.
+        let response = try await send(
+            method: "POST", path: "/v1/projects/\(project)/batch", body: body, headers: [(CairnHeader.prefer, CairnHeader.returnMinimal)])
         let results: [ScannedResult]
         do {
             results = try response.body.withUnsafeBytes { raw in try BatchResultsScanner.scan(raw.bindMemory(to: UInt8.self)) }

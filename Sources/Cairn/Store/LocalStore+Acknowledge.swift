@@ -28,7 +28,7 @@ extension LocalStore {
             } else {
                 let record: ServerRecord
                 do {
-                    record = try result.appliedRecord(id: operation.recordID)!
+                    record = try result.appliedRecord(id: operation.recordID, sent: operation.dataText)!
                 } catch {
                     throw CairnError.badResponse("the applied record of \(operation.opId) could not be read", cause: error)
                 }

@@ -156,4 +156,11 @@ public enum CairnHeader {
     /// The schema number the app build was made for (sent by the SDK on every call when configured): the server
     /// translates its records, or answers `426 upgrade_required` below the project's minimum.
     public static let schemaVersion = "Cairn-Schema-Version"
+    /// RFC 7240's `Prefer` of a batch: `return=minimal` asks the server to leave out the data of each write it
+    /// committed exactly as sent (the client has it), which halves a push's answer.
+    public static let prefer = "Prefer"
+    /// The answer's `Preference-Applied: return=minimal` when the server honoured it.
+    public static let preferenceApplied = "Preference-Applied"
+    /// The preference value of ``prefer`` and ``preferenceApplied``.
+    public static let returnMinimal = "return=minimal"
 }

@@ -6,6 +6,10 @@ extension HTTPField.Name {
     static let cairnClientID = HTTPField.Name(CairnHeader.clientID)!
     /// `Cairn-Schema-Version`: the schema number the app build was made for.
     static let cairnSchemaVersion = HTTPField.Name(CairnHeader.schemaVersion)!
+    /// `Prefer`: what the client prefers of the answer (RFC 7240).
+    static let prefer = HTTPField.Name(CairnHeader.prefer)!
+    /// `Preference-Applied`: the `Prefer` values the answer honours (RFC 7240).
+    static let preferenceApplied = HTTPField.Name(CairnHeader.preferenceApplied)!
     /// `Upload-Offset`: the bytes of a file upload received so far.
     static let uploadOffset = HTTPField.Name(CairnHeader.uploadOffset)!
     /// `Upload-Length`: a file upload's declared size.

@@ -20,14 +20,16 @@ struct BatchRoutes: ProjectRouteGroup {
                 throw ErrorBody.tooLarge("A batch holds at most \(maximumOperations) operations; split it")
             }
             let schema = try await access.schema(caller)
+            let minimal = ReturnPreference.asksForMinimal(request.headers[values: .prefer])
             let outcome = try await batches.apply(
                 batch, project: caller.project, schema: schema, user: caller.user, now: clock.now(),
                 writeGuard: try await access.writeGuard(caller, schema: schema, collections: Set(batch.operations.map(\.collection))),
                 hiddenFiles: try await access.hiddenFiles(FileReferences.ids(batch.operations, schema: schema), caller),
-                schemaNumber: try SchemaEvolution.requestedNumber(request.headers[.cairnSchemaVersion]))
+                schemaNumber: try SchemaEvolution.requestedNumber(request.headers[.cairnSchemaVersion]), minimalAnswers: minimal)
             metrics.pushed(outcome.results)
             await notifier.publish(project: caller.project, changes: outcome.changedCollections)
-            return Response.jsonBytes(Self.body(outcome.resultTexts))
+            return Response.jsonBytes(
+                Self.body(outcome.resultTexts), headers: minimal ? [.preferenceApplied: CairnHeader.returnMinimal] : [:])
         }
     }
 

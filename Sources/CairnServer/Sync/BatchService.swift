@@ -25,9 +25,11 @@ struct BatchService: Sendable {
     /// - Parameter schemaNumber: the schema number the caller's app build was made for (`Cairn-Schema-Version`;
     ///   `nil`: the current one): its operations are translated to the current shape and its answers back, and a
     ///   number below the project's minimum is `426 upgrade_required`. An operation's own `schemaVersion` overrides it.
+    /// - Parameter minimalAnswers: the client's `Prefer: return=minimal`: an applied write that committed the data as
+    ///   sent is answered without its data (the client has it), unless the answer is translated for an old build.
     func apply(
         _ batch: BatchRequest, project: String, schema: Schema, user: String, now: Date, writeGuard: WriteGuard? = nil,
-        hiddenFiles: Set<String> = [], schemaNumber: Int? = nil
+        hiddenFiles: Set<String> = [], schemaNumber: Int? = nil, minimalAnswers: Bool = false
     ) async throws -> BatchOutcome {
         let history = try await evolution.history(project: project, current: schema)
         let requestTranslator = try history.translator(for: schemaNumber)
@@ -133,7 +135,8 @@ struct BatchService: Sendable {
                     try await transaction.rememberOperation(remembered, at: now)
                     lookups.remembered(remembered)
                 }
-                if requestTranslator.isOldBuild || !requestTranslator.pending.isEmpty {
+                let translated = requestTranslator.isOldBuild || !requestTranslator.pending.isEmpty
+                if translated {
                     // The answer in the shape of the build that sent the batch (an operation it queued under an older
                     // build included).
                     var result = answer.result
@@ -147,7 +150,8 @@ struct BatchService: Sendable {
                     answer.text = result.jsonText
                 }
                 results.append(answer.result)
-                texts.append(answer.text)
+                // The remembered text is the answer without data exactly when the data committed is the one sent.
+                texts.append(minimalAnswers && !translated ? answer.storedText : answer.text)
             }
 
             if batch.atomic, let failed = results.firstIndex(where: { $0.status != .applied }) {
@@ -162,7 +166,8 @@ struct BatchService: Sendable {
 /// What a batch did.
 struct BatchOutcome: Sendable {
     var results: [OperationResult]
-    /// Each result as the JSON text sent back (and, but for applied data, stored for replay), in order.
+    /// Each result as the JSON text sent back (and, but for applied data, stored for replay), in order; without the
+    /// data of writes committed as sent when the client asked for minimal answers.
     var resultTexts: [String]
     /// For live notices: the highest new version per changed collection.
     var changedCollections: [String: Int64]

@@ -63,7 +63,7 @@ struct WireShapeScannerTests {
                 try #require(scanned.count == results.count, context)
                 for (result, read) in zip(results, scanned) {
                     #expect(read.opId == result.opId && read.status == result.status, context)
-                    #expect(try read.appliedRecord(id: result.record?.id ?? "") == result.record, context)
+                    #expect(try read.appliedRecord(id: result.record?.id ?? "", sent: nil) == result.record, context)
                     #expect(read.current == result.current && read.error == result.error, context)
                 }
             }

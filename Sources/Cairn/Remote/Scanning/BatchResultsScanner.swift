@@ -11,7 +11,8 @@ struct ScannedResult: Sendable {
     var deleted: Bool = false
     var updatedAt: Date?
     var updatedBy: String?
-    /// The applied record's data as JSON text (absent for tombstones).
+    /// The applied record's data as JSON text: absent for tombstones, and for a write the server committed exactly as
+    /// sent when the batch asked for minimal answers (`Prefer: return=minimal`).
     var dataText: String?
     /// The server's current state, when `conflict`.
     var current: Record?
@@ -21,10 +22,12 @@ struct ScannedResult: Sendable {
     /// Why the server refused the operation (a refusal without a reason reads as `bad_response`).
     var refusal: ErrorBody { error ?? ErrorBody(code: .badResponse, message: "rejected without a reason") }
 
-    /// The applied record with its data parsed.
-    func appliedRecord(id: String) throws -> Record? {
+    /// The applied record with its data parsed; `sent` is the operation's data text, which a minimal answer left
+    /// out because the server committed exactly it.
+    func appliedRecord(id: String, sent: String?) throws -> Record? {
         guard status == .applied, let version else { return nil }
-        let data = try dataText.map { try JSONValue(parsing: Array($0.utf8)).objectValue ?? [:] } ?? [:]
+        let text = deleted ? nil : dataText ?? sent
+        let data = try text.map { try JSONValue(parsing: Array($0.utf8)).objectValue ?? [:] } ?? [:]
         return Record(id: id, version: version, updatedAt: updatedAt, updatedBy: updatedBy, deleted: deleted, data: data)
     }
 }
