@@ -20,12 +20,13 @@ final class WireCompression: Sendable {
     }
 
     /// The headers and body of a JSON request: `Accept-Encoding: gzip`, and the body compressed when the server reads
-    /// gzip and the body is large enough to gain from it.
+    /// gzip and the body is large enough to gain from it (at zlib's fastest level: the device compresses while it
+    /// writes its store).
     func prepare(body: Data?, headers: inout [(String, String)]) -> (body: Data?, compressed: Bool) {
         guard enabled else { return (body, false) }
         headers.append(("Accept-Encoding", ContentCoding.gzip))
         guard let body, body.count >= Gzip.smallestWorthCompressing, serverReadsGzip.withLock({ $0 }) == true,
-            let packed = try? Gzip.compress(body)
+            let packed = try? Gzip.compress(body, effort: .fast)
         else { return (body, false) }
         headers.append(("Content-Encoding", ContentCoding.gzip))
         return (packed, true)

@@ -14,6 +14,22 @@ public enum Gzip {
     /// compressing keeps up with a pull on loopback while slow links get most of the saving.
     static let configuration = ZlibConfiguration(compressionLevel: 4)
 
+    /// How hard zlib works on a body.
+    public enum Effort: Sendable {
+        /// Level 4 (``configuration``): pages and answers, where the bytes on a slow link matter most.
+        case balanced
+        /// Level 1: uploads, which the sending device compresses while it also writes its store. On a batch of the
+        /// bench's records about half the CPU of level 4, for 0.26 of the plain bytes against 0.245.
+        case fast
+
+        var configuration: ZlibConfiguration {
+            switch self {
+            case .balanced: Gzip.configuration
+            case .fast: ZlibConfiguration(compressionLevel: 1)
+            }
+        }
+    }
+
     /// Bodies smaller than this are sent as they are: the gzip frame and the CPU would cost more than they save.
     public static let smallestWorthCompressing = 1024
 
@@ -23,15 +39,15 @@ public enum Gzip {
     }
 
     /// The gzip stream of `data`.
-    public static func compress(_ data: Data) throws(GzipError) -> Data {
+    public static func compress(_ data: Data, effort: Effort = .balanced) throws(GzipError) -> Data {
         var buffer = ByteBuffer(bytes: data)
-        return Data(try compress(&buffer).readableBytesView)
+        return Data(try compress(&buffer, effort: effort).readableBytesView)
     }
 
     /// The gzip stream of the readable bytes of `buffer` (which it consumes).
-    public static func compress(_ buffer: inout ByteBuffer) throws(GzipError) -> ByteBuffer {
+    public static func compress(_ buffer: inout ByteBuffer, effort: Effort = .balanced) throws(GzipError) -> ByteBuffer {
         do {
-            return try buffer.compress(with: .gzip(configuration: configuration))
+            return try buffer.compress(with: .gzip(configuration: effort.configuration))
         } catch {
             throw .corrupt
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension Schema {
     /// Checks names, duplicates, index fields; throws `validation_failed` naming the problem.
     public func validate() throws(ErrorBody) {
@@ -41,7 +43,7 @@ extension CollectionSchema {
                 throw .validation("field \"\(field.name)\" of \(name) must be \(field.type.article), not \(value.kindName)", field: field.name)
             }
         }
-        for (key, value) in data where key.utf8.contains(0) || value.holdsNullCharacter {
+        for (key, value) in data where key.holdsNullCharacter || value.holdsNullCharacter {
             throw .validation("field \"\(key.replacingOccurrences(of: "\u{0}", with: "\\u0000"))\" of \(name) holds U+0000, which strings cannot hold", field: key)
         }
     }
@@ -52,11 +54,20 @@ extension JSONValue {
     /// compare or (PostgreSQL's `jsonb`) store.
     var holdsNullCharacter: Bool {
         switch self {
-        case .string(let text): return text.utf8.contains(0)
+        case .string(let text): return text.holdsNullCharacter
         case .array(let values): return values.contains { $0.holdsNullCharacter }
-        case .object(let members): return members.contains { $0.key.utf8.contains(0) || $0.value.holdsNullCharacter }
+        case .object(let members): return members.contains { $0.key.holdsNullCharacter || $0.value.holdsNullCharacter }
         default: return false
         }
+    }
+}
+
+extension String {
+    /// True when the text holds U+0000 (looked for with `memchr` over its UTF-8: every string of every pushed record
+    /// is checked).
+    var holdsNullCharacter: Bool {
+        var text = self
+        return text.withUTF8 { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
     }
 }
 

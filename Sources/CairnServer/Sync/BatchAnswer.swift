@@ -80,16 +80,18 @@ struct PreparedOperation: Sendable {
     /// A digest of the operation and of who sends it: an opId another user used is theirs, and replaying it to
     /// someone else would hand over their answer (a record that user may not read).
     let fingerprint: String
+    /// The text the fingerprints digest, without the sender.
+    private let fingerprintText: String
+
     /// The digest of the operation alone, as operations were remembered before their sender counted; they are
-    /// forgotten with the operations' retention.
-    let legacyFingerprint: String
+    /// forgotten with the operations' retention. Made only for an opId remembered already.
+    var legacyFingerprint: String { SchemaVersioning.digest(fingerprintText) }
 
     /// - Parameter sent: the operation as the client sent it, when `operation` is its translation to the current
     ///   schema: the fingerprint is the sent one's, so a retry answers the first result even after the schema changed.
     init(_ operation: SyncOperation, sent: SyncOperation? = nil, user: String) {
         dataText = operation.canonicalDataText
-        let text = sent.map { $0.fingerprintText } ?? operation.fingerprintText(dataText: dataText)
-        fingerprint = SchemaVersioning.digest("\(user)\n\(text)")
-        legacyFingerprint = SchemaVersioning.digest(text)
+        fingerprintText = sent.map { $0.fingerprintText } ?? operation.fingerprintText(dataText: dataText)
+        fingerprint = SchemaVersioning.digest("\(user)\n\(fingerprintText)")
     }
 }

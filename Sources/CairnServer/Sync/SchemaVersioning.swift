@@ -6,7 +6,8 @@ import Foundation
 public enum SchemaVersioning {
     /// The SHA-256 of `text`'s UTF-8 bytes, as lowercase hex.
     public static func digest(_ text: String) -> String {
-        Hex.encode(SHA256.hash(data: Data(text.utf8)))
+        // Through the digest's bytes: iterating the digest itself copies them byte by byte.
+        SHA256.hash(data: Data(text.utf8)).withUnsafeBytes { Hex.encode($0) }
     }
 
     /// `schema` with its `version` set to the digest of its canonical form.

@@ -128,6 +128,8 @@ struct GzipTests {
         let text = Data((0..<50_000).map { "line \($0) of a page\n" }.joined().utf8)
         let packed = try Gzip.compress(text)
         #expect(Gzip.isCompressed(packed) && !Gzip.isCompressed(text))
+        // Uploads' fastest level is the same format.
+        #expect(try Gzip.decompress(Gzip.compress(text, effort: .fast), limit: text.count) == text)
         #expect(try Gzip.decompress(packed, limit: text.count) == text)
         #expect(throws: GzipError.tooLarge(limit: text.count - 1)) { try Gzip.decompress(packed, limit: text.count - 1) }
         #expect(throws: GzipError.corrupt) { try Gzip.decompress(Data("not gzip at all, but long enough".utf8), limit: 1 << 20) }
