@@ -40,9 +40,28 @@ struct RawInsertBenchmark {
         }
     }
 
+    /// The medians of `rounds` runs of each yardstick, alternating (floor, GRDB, floor, ...): one run can land on the
+    /// disk flushing what the bench wrote before it.
+    func medians(rounds: Int = 3) throws -> (floor: Double, grdb: Double) {
+        var floors: [Double] = []
+        var grdbs: [Double] = []
+        for round in 0..<rounds {
+            floors.append(try floor(round: round))
+            grdbs.append(try grdb(round: round))
+        }
+        return (floors.sorted()[rounds / 2], grdbs.sorted()[rounds / 2])
+    }
+
+    /// The database file of one run, removed (with its WAL) once measured.
+    private func database(_ name: String, round: Int) -> (path: String, remove: () -> Void) {
+        let path = directory.appendingPathComponent("\(name)-\(round).sqlite").path
+        return (path, { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } })
+    }
+
     /// Rows per second through SQLite's C API: `sqlite3_prepare_v2` once, then bind, step and reset per row.
-    func floor() throws -> Double {
-        let path = directory.appendingPathComponent("sqlite-floor.sqlite").path
+    func floor(round: Int = 0) throws -> Double {
+        let (path, remove) = database("sqlite-floor", round: round)
+        defer { remove() }
         var connection: OpaquePointer?
         guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db = connection else {
             throw CLIError("cannot open \(path)")
@@ -87,8 +106,9 @@ struct RawInsertBenchmark {
     }
 
     /// Rows per second through GRDB: one statement, executed with boxed `StatementArguments` per row.
-    func grdb() throws -> Double {
-        let path = directory.appendingPathComponent("raw-insert.sqlite").path
+    func grdb(round: Int = 0) throws -> Double {
+        let (path, remove) = database("raw-insert", round: round)
+        defer { remove() }
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         let pool = try DatabasePool(path: path, configuration: configuration)

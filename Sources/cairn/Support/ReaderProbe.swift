@@ -14,13 +14,13 @@ struct ReaderProbe {
 
     private let task: Task<[Double], Never>
 
-    init(client: CairnClient, records: Int) {
+    init(client: CairnClient, collection: String = "items", records: Int) {
         task = Task.detached {
             var samples: [Double] = []
             var index = 0
             while !Task.isCancelled {
                 let start = ContinuousClock.now
-                _ = try? client.record("items", id: "item-\(index % max(records, 1))")
+                _ = try? client.record(collection, id: "item-\(index % max(records, 1))")
                 samples.append(BenchTiming.seconds(since: start) * 1000)
                 index += 7919
                 try? await Task.sleep(for: .milliseconds(1))

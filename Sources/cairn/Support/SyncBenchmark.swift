@@ -23,6 +23,8 @@ struct SyncBenchmark {
     static let schema = Schema(collections: [
         CollectionSchema(name: "items", fields: fields, conflictPolicy: .mergeFields),
         CollectionSchema(name: "raw_items", fields: fields, conflictPolicy: .mergeFields),
+        // The SDK's run with gzip on the wire.
+        CollectionSchema(name: "gzip_items", fields: fields, conflictPolicy: .mergeFields),
     ])
 
     /// One record of about 500 bytes.
@@ -70,18 +72,18 @@ struct SyncBenchmark {
         }
         figures["records"] = .integer(Int64(records))
         // Last, so their rows in memory do not count in the client's peak.
-        let yardsticks = RawInsertBenchmark(records: records, directory: directory)
-        let floor = try yardsticks.floor()
-        let grdb = try yardsticks.grdb()
+        let (floor, grdb) = try RawInsertBenchmark(records: records, directory: directory).medians()
         figures["sqliteFloorRowsPerSecond"] = .number(floor.rounded())
         figures["rawInsertRowsPerSecond"] = .number(grdb.rounded())
         log("")
-        log("each rate beside its yardsticks, measured in this run on the same rows (typed columns and the JSON, one transaction, WAL, synchronous FULL):")
+        log("each rate beside its yardsticks, measured in this run on the same rows (typed columns and the JSON, one transaction, WAL, synchronous FULL; medians of 3):")
         log(String(format: "  SQLite's C API, a prepared statement, bound values (the floor): %.0f rows/s", floor))
         log(String(format: "  GRDB, row by row: %.0f rows/s (%.2f× the floor)", grdb, grdb / floor))
         for (name, figure, ratio, rawRatio) in [
             ("initial pull", "pullRecordsPerSecond", "pullToSQLiteFloor", "pullToRawInsert"),
             ("push", "pushOpsPerSecond", "pushToSQLiteFloor", "pushToRawInsert"),
+            ("initial pull, gzip on one machine", "pullGzipRecordsPerSecond", "pullGzipToSQLiteFloor", nil),
+            ("push, gzip on one machine", "pushGzipOpsPerSecond", "pushGzipToSQLiteFloor", nil),
             ("server push alone", "serverPushRecordsPerSecond", "serverPushToSQLiteFloor", nil),
             ("server pull alone", "serverPullRecordsPerSecond", "serverPullToSQLiteFloor", nil),
         ] {
@@ -97,8 +99,31 @@ struct SyncBenchmark {
         return figures
     }
 
-    /// The SDK end to end: local writes, push, initial pull into a fresh store, incremental pulls.
+    /// The SDK end to end, plain and then gzip on the wire: local writes, push, initial pull into a fresh store, and
+    /// (plain) incremental pulls.
+    ///
+    /// On loopback the machine is the limit and the server shares its cores: its compression of every page then
+    /// slows the client's pull, where on a real link it runs on another machine and saves transfer time. The plain
+    /// run is the SDK's own speed; the gzip run, into a collection of its own, shows what compression costs when
+    /// both ends share the machine (`cairn bench network` measures it over a link).
     private func measureSDK(server: ServerProcess, directory: URL) async throws -> [String: JSONValue] {
+        var figures = try await measureSDK(collection: "items", compression: false, server: server, directory: directory)
+        let gzip = try await measureSDK(collection: "gzip_items", compression: true, server: server, directory: directory)
+        for (plain, compressed) in [
+            ("pushOpsPerSecond", "pushGzipOpsPerSecond"), ("pullRecordsPerSecond", "pullGzipRecordsPerSecond"),
+            ("pushClientCPUMillisecondsPer1000", "pushGzipClientCPUMillisecondsPer1000"),
+            ("pushServerCPUMillisecondsPer1000", "pushGzipServerCPUMillisecondsPer1000"),
+            ("pullClientCPUMillisecondsPer1000", "pullGzipClientCPUMillisecondsPer1000"),
+            ("pullServerCPUMillisecondsPer1000", "pullGzipServerCPUMillisecondsPer1000"),
+        ] {
+            figures[compressed] = gzip[plain]
+        }
+        return figures
+    }
+
+    /// One run of the SDK into `collection`, with `compression` on the wire or not.
+    private func measureSDK(collection: String, compression: Bool, server: ServerProcess, directory: URL) async throws -> [String: JSONValue] {
+        let wire = compression ? "gzip" : "plain JSON"
         func client(_ name: String) async throws -> CairnClient {
             var configuration = CairnConfiguration(
                 serverURL: server.baseURL, project: Self.project, device: name,
@@ -106,17 +131,18 @@ struct SyncBenchmark {
                 store: .file(directory.appendingPathComponent("\(name).sqlite").path))
             configuration.batchSize = batchSize
             configuration.pageSize = pageSize
+            configuration.compression = compression
             return try await CairnClient.open(configuration)
         }
-        let writer = try await client("writer")
+        let writer = try await client("writer-\(collection)")
         let writeStart = ContinuousClock.now
         for start in stride(from: 0, to: records, by: 5000) {
             try writer.writeBatch { batch in
-                for index in start..<min(start + 5000, records) { try batch.save("items", id: "item-\(index)", data: Self.record(index)) }
+                for index in start..<min(start + 5000, records) { try batch.save(collection, id: "item-\(index)", data: Self.record(index)) }
             }
         }
         let writeSeconds = seconds(since: writeStart)
-        log(rate("wrote locally", records, writeSeconds))
+        log(rate("\(wire): wrote locally", records, writeSeconds))
 
         let pushStart = ContinuousClock.now
         let pushCPU = CPUMeter(server: server)
@@ -124,45 +150,47 @@ struct SyncBenchmark {
         let pushSeconds = seconds(since: pushStart)
         let pushCost = pushCPU.millisecondsPer1000(records)
         guard pushed == records else { throw CLIError("pushed \(pushed) of \(records)") }
-        log(rate("pushed through the SDK in batches of \(batchSize)", records, pushSeconds) + pushCost.text)
+        log(rate("\(wire): pushed through the SDK in batches of \(batchSize)", records, pushSeconds) + pushCost.text)
 
-        let reader = try await client("reader")
+        let reader = try await client("reader-\(collection)")
         let pullStart = ContinuousClock.now
         let pullCPU = CPUMeter(server: server)
         // A reader keeps reading while the pull applies its pages: how long does it ever wait?
-        let probe = ReaderProbe(client: reader, records: records)
-        let pulled = try await reader.pull(["items"]).pulled
+        let probe = ReaderProbe(client: reader, collection: collection, records: records)
+        let pulled = try await reader.pull([collection]).pulled
         let readLatencies = await probe.stop()
         let pullSeconds = seconds(since: pullStart)
         let pullCost = pullCPU.millisecondsPer1000(records)
         guard pulled == records else { throw CLIError("pulled \(pulled) of \(records)") }
-        log(rate("initial pull through the SDK in pages of \(pageSize)", records, pullSeconds) + pullCost.text)
-        log(String(format: "a concurrent reader during the pull: %d reads, median %.3f ms, longest %.1f ms",
-                   readLatencies.count, readLatencies.median, readLatencies.longest))
-        guard try await reader.verify("items").matches else { throw CLIError("the reader does not match the server") }
+        log(rate("\(wire): initial pull through the SDK in pages of \(pageSize)", records, pullSeconds) + pullCost.text)
+        log(String(format: "%@: a concurrent reader during the pull: %d reads, median %.3f ms, longest %.1f ms",
+                   wire, readLatencies.count, readLatencies.median, readLatencies.longest))
+        guard try await reader.verify(collection).matches else { throw CLIError("the reader does not match the server") }
+        var figures: [String: JSONValue] = [
+            "pushOpsPerSecond": .number((Double(records) / pushSeconds).rounded()),
+            "pullRecordsPerSecond": .number((Double(records) / pullSeconds).rounded()),
+            "pushClientCPUMillisecondsPer1000": .number(pushCost.client), "pushServerCPUMillisecondsPer1000": .number(pushCost.server),
+            "pullClientCPUMillisecondsPer1000": .number(pullCost.client), "pullServerCPUMillisecondsPer1000": .number(pullCost.server),
+        ]
+        guard !compression else { return figures }
+        figures["localWritesPerSecond"] = .number((Double(records) / writeSeconds).rounded())
+        figures["pullReaderLongestMilliseconds"] = .number(BenchTiming.rounded(readLatencies.longest))
+        figures["pullReaderMedianMilliseconds"] = .number(BenchTiming.rounded(readLatencies.median))
 
         var latencies: [Double] = []
         for round in 0..<20 {
             try writer.writeBatch { batch in
-                for index in 0..<10 { try batch.patch("items", id: "item-\((index * 7919 + round) % records)", ["count": .integer(Int64(round))]) }
+                for index in 0..<10 { try batch.patch(collection, id: "item-\((index * 7919 + round) % records)", ["count": .integer(Int64(round))]) }
             }
             try await writer.push()
             let start = ContinuousClock.now
-            try await reader.pull(["items"])
+            try await reader.pull([collection])
             latencies.append(seconds(since: start) * 1000)
         }
         let incremental = latencies.sorted()[latencies.count / 2]
         log(String(format: "incremental pull of 10 changes: median %.2f ms", incremental))
-        return [
-            "localWritesPerSecond": .number((Double(records) / writeSeconds).rounded()),
-            "pushOpsPerSecond": .number((Double(records) / pushSeconds).rounded()),
-            "pullRecordsPerSecond": .number((Double(records) / pullSeconds).rounded()),
-            "incrementalPullMilliseconds": .number((incremental * 100).rounded() / 100),
-            "pullReaderLongestMilliseconds": .number(BenchTiming.rounded(readLatencies.longest)),
-            "pullReaderMedianMilliseconds": .number(BenchTiming.rounded(readLatencies.median)),
-            "pushClientCPUMillisecondsPer1000": .number(pushCost.client), "pushServerCPUMillisecondsPer1000": .number(pushCost.server),
-            "pullClientCPUMillisecondsPer1000": .number(pullCost.client), "pullServerCPUMillisecondsPer1000": .number(pullCost.server),
-        ]
+        figures["incrementalPullMilliseconds"] = .number((incremental * 100).rounded() / 100)
+        return figures
     }
 
     /// Creates `records` records (`record(index)`) in `collection` over raw HTTP, in batches of `batchSize`, two
