@@ -47,13 +47,16 @@ package struct BoundStatement {
         /// Binds text (copied by SQLite), or NULL.
         package mutating func bind(_ text: String?) {
             guard var text else { return bindNull() }
-            text.withUTF8 { bytes in
-                if let start = bytes.baseAddress {
-                    _ = start.withMemoryRebound(to: CChar.self, capacity: bytes.count) { sqlite3_bind_text(handle, index, $0, Int32(bytes.count), Self.transient) }
-                } else {
-                    // An empty buffer may have no address, and a NULL pointer would bind NULL, not empty text.
-                    _ = sqlite3_bind_text(handle, index, "", 0, Self.transient)
-                }
+            text.withUTF8 { bytes in bind(bytes) }
+        }
+
+        /// Binds text given as UTF-8 bytes (copied by SQLite).
+        package mutating func bind(_ utf8: UnsafeBufferPointer<UInt8>) {
+            // An empty buffer may have no address, and a NULL pointer would bind NULL, not empty text.
+            if let start = utf8.baseAddress {
+                _ = start.withMemoryRebound(to: CChar.self, capacity: utf8.count) { sqlite3_bind_text(handle, index, $0, Int32(utf8.count), Self.transient) }
+            } else {
+                _ = sqlite3_bind_text(handle, index, "", 0, Self.transient)
             }
             index += 1
         }

@@ -58,7 +58,7 @@ extension LocalStore {
         let fields = try collection(name).fields
         let page: ScannedPage
         do {
-            page = try body.withUnsafeBytes { raw in try ScannedPage(bytes: raw.bindMemory(to: UInt8.self), fields: fields) }
+            page = try ScannedPage(page: PageBytes(Array(body)), fields: fields)
         } catch {
             throw CairnError.badResponse("the changes page could not be read: \(error)", cause: error)
         }

@@ -36,6 +36,6 @@ struct PulledChangeWriter {
     /// The server has no record `id`: its row goes, unless it holds local changes (then row and shadow stay).
     func removeUnlessPending(_ id: String) throws {
         guard !pending.contains(id) else { return }
-        try rows.write(ScannedChange(id: id, version: 0, removed: true, fields: []))
+        try rows.write(ScannedChange(id: id, version: 0, removed: true))
     }
 }

@@ -272,6 +272,27 @@ extension JSONParser {
         }
     }
 
+    /// The range of a string's content (between its quotes) when it is plain ASCII without escapes, which is then its
+    /// UTF-8 text as it stands: the parser moves past it. Otherwise `nil`, and the parser stays on the string for
+    /// ``parseValue()`` to read it.
+    package mutating func plainString() throws -> Range<Int>? {
+        let quote = index
+        index += 1
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return start..<(index - 1)
+            }
+            if byte == UInt8(ascii: "\\") || byte >= 0x80 { break }
+            if byte < 0x20 { throw fail("control character in string") }
+            index += 1
+        }
+        index = quote
+        return nil
+    }
+
     /// Passes over a string, checking its escapes.
     mutating func skipString() throws {
         index += 1

@@ -35,7 +35,7 @@ struct WireShapeScannerTests {
             let codable = Array(try CairnJSON.encode(page))
             for (form, bytes) in [("writer", written), ("Codable", codable)] {
                 let context = Comment(rawValue: "sample \(index), \(form): \(String(decoding: bytes, as: UTF8.self))")
-                let scanned = try bytes.withUnsafeBufferPointer { try ScannedPage(bytes: $0, fields: Self.fields) }
+                let scanned = try ScannedPage(page: PageBytes(bytes), fields: Self.fields)
                 #expect(scanned.cursor == page.cursor && scanned.hasMore == page.hasMore, context)
                 try #require(scanned.changes.count == changes.count, context)
                 for (change, read) in zip(changes, scanned.changes) {

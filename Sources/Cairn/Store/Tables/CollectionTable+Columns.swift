@@ -48,17 +48,17 @@ extension CollectionTable {
         }
     }
 
-    /// Binds a pulled change's scanned fields (json fields arrive as their JSON text) to the next placeholders, in
-    /// `schema.fields` order.
-    func bindColumns(scanned fields: [JSONValue?], to row: inout BoundStatement.Row) {
-        for (field, value) in zip(schema.fields, fields) {
+    /// Binds a pulled change's scanned fields to the next placeholders, in `schema.fields` order: text straight from
+    /// the page's `bytes` (json fields as their JSON text).
+    func bindColumns(_ values: [ScannedValue], of bytes: UnsafeBufferPointer<UInt8>, to row: inout BoundStatement.Row) {
+        for value in values {
             switch value {
-            case .string(let text)?: row.bind(text)
-            case .integer(let int)?: row.bind(int)
-            case .number(let double)?: row.bind(double)
-            case .bool(let bool)?: row.bind(bool)
-            case let value? where field.type == .json: row.bind(value.jsonText())
-            default: row.bindNull()
+            case .absent: row.bindNull()
+            case .integer(let int): row.bind(int)
+            case .number(let double): row.bind(double)
+            case .bool(let bool): row.bind(bool)
+            case .bytes(let range): row.bind(UnsafeBufferPointer(rebasing: bytes[range]))
+            case .text(let text): row.bind(text)
             }
         }
     }

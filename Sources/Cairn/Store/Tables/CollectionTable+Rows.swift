@@ -94,13 +94,16 @@ struct PulledRowWriter {
             try remove.execute(arguments: [change.id])
             return
         }
-        try upsert.execute { row in
-            row.bind(change.id)
-            table.bindColumns(scanned: change.fields, to: &row)
-            row.bind(change.dataText ?? "{}")
-            row.bind(change.version)
-            row.bind(change.updatedAt)
-            row.bind(change.updatedBy)
+        guard let page = change.page, let data = change.dataRange else { throw CairnError.badResponse("change \(change.id) lacks its data") }
+        try page.bytes.withUnsafeBufferPointer { bytes in
+            try upsert.execute { row in
+                row.bind(change.id)
+                table.bindColumns(change.values, of: bytes, to: &row)
+                row.bind(UnsafeBufferPointer(rebasing: bytes[data]))
+                row.bind(change.version)
+                row.bind(change.updatedAt)
+                row.bind(change.updatedBy)
+            }
         }
     }
 }
