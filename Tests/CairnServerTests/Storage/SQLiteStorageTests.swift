@@ -51,4 +51,29 @@ struct SQLiteStorageTests {
         let sqlite = try SQLiteStorage(path: directory.appendingPathComponent("cairn.sqlite").path, durability: .normal)
         #expect(try sqlite.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 1)
     }
+
+    @Test("remembered operations are purged from the oldest row up: a row out of age order keeps what follows it")
+    func operationsPurgeInRowOrder() async throws {
+        try await StorageBackend.sqlite.withStorage { storage in
+            let sqlite = try #require(storage as? SQLiteStorage)
+            // Ages in row order: two old, one recent (a clock set back?), one old again.
+            let ages: [Double] = [10, 20, 1000, 30]
+            try await sqlite.pool.write { db in
+                for (index, age) in ages.enumerated() {
+                    try db.execute(
+                        sql: "INSERT INTO operations (project, op_id, fingerprint, result, created_at) VALUES ('p', ?, 'f', '{}', ?)",
+                        arguments: ["op-\(index)", age])
+                }
+            }
+            let report = try await storage.purge(
+                tombstonesBefore: Date(timeIntervalSince1970: 0), operationsBefore: Date(timeIntervalSince1970: 100), now: Date(timeIntervalSince1970: 0))
+            #expect(report.operations == 2)
+            let left = try await sqlite.pool.read { db in try String.fetchAll(db, sql: "SELECT op_id FROM operations ORDER BY rowid") }
+            #expect(left == ["op-2", "op-3"])
+            // Once every row has aged, all go.
+            let later = try await storage.purge(
+                tombstonesBefore: Date(timeIntervalSince1970: 0), operationsBefore: Date(timeIntervalSince1970: 2000), now: Date(timeIntervalSince1970: 0))
+            #expect(later.operations == 2)
+        }
+    }
 }

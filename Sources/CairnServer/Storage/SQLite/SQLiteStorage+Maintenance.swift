@@ -45,7 +45,16 @@ extension SQLiteStorage {
             try raise("history_through", to: "superseded_version", from: "record_history", where: replaced)
             try db.execute(sql: "DELETE FROM record_history WHERE \(replaced)", arguments: [tombstonesBefore.epochSeconds])
             try db.execute(sql: "DROP TABLE temp.purge_holds")
-            try db.execute(sql: "DELETE FROM operations WHERE created_at < ?", arguments: [operationsBefore.epochSeconds])
+            // Rows are added as operations come, so rowid order is age order: the purge deletes up to the first row
+            // still to keep, reading only the rows it deletes (no index on the age, which every push would pay for).
+            // A row out of that order (a clock set back, a copied store) is kept longer, never purged early.
+            try db.execute(
+                sql: """
+                    DELETE FROM operations WHERE rowid < coalesce(
+                        (SELECT rowid FROM operations WHERE created_at >= ? ORDER BY rowid LIMIT 1),
+                        (SELECT max(rowid) + 1 FROM operations))
+                    """,
+                arguments: [operationsBefore.epochSeconds])
             let operations = db.changesCount
             try db.execute(sql: "DELETE FROM tokens WHERE expires_at < ?", arguments: [now.epochSeconds])
             let tokens = db.changesCount
