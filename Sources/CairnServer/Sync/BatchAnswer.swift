@@ -1,32 +1,46 @@
 import CairnProtocol
 
-/// One operation's answer: its result, the JSON text sent back, and the text remembered for replays. An applied
+/// One operation's answer: its result, the text remembered for replays, and the JSON text sent back. An applied
 /// write whose data is the operation's own is remembered without it (a replay takes it from the operation), and
 /// every text is written by the shape's writer (``OperationResult/write(opId:status:record:current:error:into:)``)
 /// around data text already made.
-struct BatchAnswer {
+///
+/// The text sent back is made by ``text(minimal:)``, after the write transaction: with the data left out of the
+/// remembered text put back, unless the client asked for minimal answers.
+struct BatchAnswer: Sendable {
     var result: OperationResult
-    var text: String
     var storedText: String
+    /// The data text and commit time of a write remembered without its data.
+    private var leftOut: (dataText: String, updatedAt: String)?
+    /// The answer in an older app build's shape, which is sent whole.
+    var translatedText: String?
 
     /// An answer rendered from its result (conflicts, rejections, deleting a tombstone).
     init(result: OperationResult) {
-        self.result = result
-        self.text = result.jsonText
-        self.storedText = text
+        self.init(result: result, text: result.jsonText)
     }
 
-    private init(result: OperationResult, text: String, storedText: String) {
+    /// An answer whose text is made already (a replay).
+    init(result: OperationResult, text: String) {
         self.result = result
-        self.text = text
-        self.storedText = storedText
+        self.storedText = text
     }
 
     /// The answer of a write just committed as `row`.
     static func applied(_ opId: String, _ record: Record, row: RecordRow, dataAsSent: Bool) -> BatchAnswer {
-        let text = appliedText(opId: opId, record: record, dataText: row.dataText, updatedAt: row.updatedAt)
-        let stored = dataAsSent ? appliedText(opId: opId, record: record, dataText: nil, updatedAt: row.updatedAt) : text
-        return BatchAnswer(result: .applied(opId, record), text: text, storedText: stored)
+        var answer = BatchAnswer(
+            result: .applied(opId, record),
+            text: appliedText(opId: opId, record: record, dataText: dataAsSent ? nil : row.dataText, updatedAt: row.updatedAt))
+        if dataAsSent { answer.leftOut = (row.dataText, row.updatedAt) }
+        return answer
+    }
+
+    /// The JSON text sent back: the remembered text, whole unless `minimal` (`Prefer: return=minimal`) and the write
+    /// committed the data as sent; an older build's translated answer as it is.
+    func text(minimal: Bool) -> String {
+        if let translatedText { return translatedText }
+        guard !minimal, let leftOut, let record = result.record else { return storedText }
+        return Self.appliedText(opId: result.opId, record: record, dataText: leftOut.dataText, updatedAt: leftOut.updatedAt)
     }
 
     /// The answer to an opId remembered already: the first answer when the operation is the same (by fingerprint),

@@ -57,14 +57,12 @@ struct BatchService: Sendable {
         }
         let fileIDs = FileReferences.ids(operations, schema: schema)
         let completedFiles = fileIDs.isEmpty ? [] : try await storage.completedFiles(project: project, ids: fileIDs)
-        return try await storage.withProjectWriteTransaction(project: project) { transaction in
+        let ended = try await storage.withProjectWriteTransaction(project: project) { transaction -> TransactionEnd<CommittedAnswers> in
             let snapshot = try await transaction.read(BatchLookups.reads(operations))
             var writer = RecordWriter(transaction, head: snapshot.headVersion, user: user, now: now, schema: schema)
             var lookups = try BatchLookups(snapshot)
-            var results: [OperationResult] = []
-            var texts: [String] = []
-            results.reserveCapacity(operations.count)
-            texts.reserveCapacity(operations.count)
+            var answers: [BatchAnswer] = []
+            answers.reserveCapacity(operations.count)
 
             for (index, (sent, prepared)) in zip(operations, prepared).enumerated() {
                 var operation = sent
@@ -74,8 +72,7 @@ struct BatchService: Sendable {
                 let rememberable = Names.isValidID(operation.opId)
                 if rememberable, let stored = lookups.operation(operation.opId) {
                     let (result, text) = try BatchAnswer.repeated(operation, prepared: prepared, remembered: stored)
-                    results.append(result)
-                    texts.append(text)
+                    answers.append(BatchAnswer(result: result, text: text))
                     continue
                 }
                 // A record whose migration is not done is brought to the current shape before it is compared.
@@ -135,8 +132,7 @@ struct BatchService: Sendable {
                     try await transaction.rememberOperation(remembered, at: now)
                     lookups.remembered(remembered)
                 }
-                let translated = requestTranslator.isOldBuild || !requestTranslator.pending.isEmpty
-                if translated {
+                if requestTranslator.isOldBuild || !requestTranslator.pending.isEmpty {
                     // The answer in the shape of the build that sent the batch (an operation it queued under an older
                     // build included).
                     var result = answer.result
@@ -147,19 +143,31 @@ struct BatchService: Sendable {
                         result.current?.data = requestTranslator.outgoing(current.data, collection: operation.collection)
                     }
                     answer.result = result
-                    answer.text = result.jsonText
+                    answer.translatedText = result.jsonText
                 }
-                results.append(answer.result)
-                // The remembered text is the answer without data exactly when the data committed is the one sent.
-                texts.append(minimalAnswers && !translated ? answer.storedText : answer.text)
+                answers.append(answer)
             }
 
-            if batch.atomic, let failed = results.firstIndex(where: { $0.status != .applied }) {
-                return .rollback(BatchOutcome.aborted(results, failedAt: failed))
+            if batch.atomic, answers.contains(where: { $0.result.status != .applied }) {
+                return .rollback(CommittedAnswers(answers: answers, changedCollections: [:], committed: false))
             }
             try await writer.finish()
-            return .commit(BatchOutcome(results: results, resultTexts: texts, changedCollections: writer.changedCollections))
+            return .commit(CommittedAnswers(answers: answers, changedCollections: writer.changedCollections, committed: true))
         }
+        let results = ended.answers.map(\.result)
+        guard ended.committed else {
+            return BatchOutcome.aborted(results, failedAt: results.firstIndex { $0.status != .applied } ?? 0)
+        }
+        // The answers' texts are made once the project's write lock is released.
+        return BatchOutcome(
+            results: results, resultTexts: ended.answers.map { $0.text(minimal: minimalAnswers) }, changedCollections: ended.changedCollections)
+    }
+
+    /// What the write transaction decided, whose texts are made after it.
+    private struct CommittedAnswers: Sendable {
+        var answers: [BatchAnswer]
+        var changedCollections: [String: Int64]
+        var committed: Bool
     }
 }
 

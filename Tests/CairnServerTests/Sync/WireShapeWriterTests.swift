@@ -89,9 +89,10 @@ struct WireShapeWriterTests {
         for index in 0..<Self.samples {
             let result = samples.flip() ? OperationResult.conflict(samples.string(), current: samples.record()) : .rejected(samples.string(), samples.error())
             let answer = BatchAnswer(result: result)
-            let context = Comment(rawValue: "sample \(index): \(answer.text)")
-            #expect(try CairnJSON.decode(OperationResult.self, from: Array(answer.text.utf8)) == result, context)
-            #expect(answer.storedText == answer.text, context)
+            let text = answer.text(minimal: false)
+            let context = Comment(rawValue: "sample \(index): \(text)")
+            #expect(try CairnJSON.decode(OperationResult.self, from: Array(text.utf8)) == result, context)
+            #expect(answer.storedText == text && answer.text(minimal: true) == text, context)
         }
     }
 }
