@@ -85,7 +85,9 @@ public struct CairnConfiguration: Sendable {
     /// Records per downloaded page (1...10000). Two pages are in memory during a pull (the one written, the one
     /// arriving): the default keeps a first sync of a million records of about 500 bytes under 64 MB, and on slow
     /// links the next page is asked for while one arrives, so larger pages gain little.
-    public var pageSize: Int = 2000
+    public var pageSize: Int = Self.defaultPageSize
+    /// The default ``pageSize``.
+    public static let defaultPageSize = 2000
     /// How conflicts are settled (default: field-level merge, the server winning fields changed on both sides).
     public var conflictResolver: ConflictResolver = .merge(fallback: .server)
     /// Per-collection conflict resolvers that replace ``conflictResolver`` for those collections.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Cairn
 import CairnProtocol
 import CairnServer
 import CairnLinkShaping
@@ -23,8 +24,9 @@ struct SyncBenchCommand: AsyncParsableCommand {
         abstract: "Measure sync throughput against a server on loopback (build with -c release for real figures).",
         discussion: """
             Starts `cairn serve` as a child process with a temporary data directory, pushes --records records of
-            about 500 bytes in batches, pulls them back in pages, then times small incremental pulls.
-            With --json the last line is one JSON object with the figures.
+            about 500 bytes in batches, pulls them back in pages, then times small incremental pulls: through the
+            SDK with plain JSON, then again with gzip. Every rate is printed beside SQLite's own insert of the same
+            rows, measured in the same run. With --json the last line is one JSON object with the figures.
 
             Example: swift run -c release cairn bench --records 100000 --json
             """)
@@ -35,8 +37,8 @@ struct SyncBenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Operations per batch.")
     var batch: Int = 1000
 
-    @Option(name: .long, help: "Records per pulled page.")
-    var page: Int = 5000
+    @Option(name: .long, help: "Records per pulled page (the SDK's default).")
+    var page: Int = CairnConfiguration.defaultPageSize
 
     @Flag(name: .long, help: "End with one line of JSON holding the figures.")
     var json = false
