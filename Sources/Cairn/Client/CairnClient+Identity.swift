@@ -18,6 +18,7 @@ extension CairnClient {
         await stopWork()
         await statusCenter.finish()
         fileFolder.removeOpened()
+        fileFolder.removeIfTemporary()
         do { try store.close() } catch { throw CairnError.store(error) }
     }
 

@@ -53,6 +53,12 @@ public final class CairnClient: Sendable {
         watchOtherProcesses()
     }
 
+    deinit {
+        // Decrypted copies, and a store in memory's whole file folder, are of no use to anyone once the client is gone.
+        fileFolder.removeOpened()
+        fileFolder.removeIfTemporary()
+    }
+
     /// File attachments: uploads, downloads into the local cache, and the server's files.
     public var files: CairnFiles { CairnFiles(client: self) }
 

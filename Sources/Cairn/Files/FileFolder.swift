@@ -11,11 +11,15 @@ struct FileFolder: Sendable {
     /// this client's own, removed by ``removeOpened()``.
     let opened = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-opened-\(UUID().uuidString)", isDirectory: true)
 
+    /// True for the folder of a store in memory, which goes with its client (``removeIfTemporary()``).
+    let isTemporary: Bool
+
     init(store: StoreLocation, keys: LocalStore? = nil) {
         switch store {
         case .file(let path): root = URL(fileURLWithPath: path + "-files", isDirectory: true)
         case .inMemory: root = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-files-\(UUID().uuidString)", isDirectory: true)
         }
+        isTemporary = store == .inMemory
         self.keys = keys
     }
 
@@ -123,4 +127,10 @@ struct FileFolder: Sendable {
 
     /// Removes the decrypted copies ``CairnFiles/fileURL(for:)`` made.
     func removeOpened() { try? FileManager.default.removeItem(at: opened) }
+
+    /// Removes the folder of a store in memory, whose files no one can reach once its client is gone.
+    func removeIfTemporary() {
+        guard isTemporary else { return }
+        removeAll()
+    }
 }
