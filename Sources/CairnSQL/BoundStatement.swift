@@ -80,16 +80,6 @@ package struct BoundStatement {
             bind(flag.map { $0 ? Int64(1) : 0 })
         }
 
-        /// Binds an argument of compiled SQL.
-        package mutating func bind(_ argument: SQLArgument) {
-            switch argument {
-            case .null: bindNull()
-            case .integer(let integer): bind(integer)
-            case .real(let number): bind(number)
-            case .text(let text): bind(text)
-            }
-        }
-
         /// Binds NULL.
         package mutating func bindNull() {
             sqlite3_bind_null(handle, index)

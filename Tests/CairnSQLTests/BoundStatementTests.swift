@@ -27,7 +27,7 @@ struct BoundStatementTests {
             try insert.execute { row in
                 row.bind(String?.none)
                 row.bind(Int64?.none)
-                row.bind(SQLArgument.real(-1))
+                row.bind(-1.0)
                 row.bind(false)
                 // Placeholders not reached stay NULL, not the previous row's value.
             }

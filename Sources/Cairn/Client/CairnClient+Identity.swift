@@ -17,8 +17,7 @@ extension CairnClient {
     public func close() async throws {
         await stopWork()
         await statusCenter.finish()
-        fileFolder.removeOpened()
-        fileFolder.removeIfTemporary()
+        fileFolder.removeLeftovers()
         do { try store.close() } catch { throw CairnError.store(error) }
     }
 

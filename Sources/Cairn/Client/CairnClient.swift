@@ -55,8 +55,7 @@ public final class CairnClient: Sendable {
 
     deinit {
         // Decrypted copies, and a store in memory's whole file folder, are of no use to anyone once the client is gone.
-        fileFolder.removeOpened()
-        fileFolder.removeIfTemporary()
+        fileFolder.removeLeftovers()
     }
 
     /// File attachments: uploads, downloads into the local cache, and the server's files.

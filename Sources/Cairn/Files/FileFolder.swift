@@ -11,7 +11,7 @@ struct FileFolder: Sendable {
     /// this client's own, removed by ``removeOpened()``.
     let opened = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-opened-\(UUID().uuidString)", isDirectory: true)
 
-    /// True for the folder of a store in memory, which goes with its client (``removeIfTemporary()``).
+    /// True for the folder of a store in memory, which goes with its client (``removeLeftovers()``).
     let isTemporary: Bool
 
     init(store: StoreLocation, keys: LocalStore? = nil) {
@@ -128,9 +128,8 @@ struct FileFolder: Sendable {
     /// Removes the decrypted copies ``CairnFiles/fileURL(for:)`` made.
     func removeOpened() { try? FileManager.default.removeItem(at: opened) }
 
-    /// Removes the folder of a store in memory, whose files no one can reach once its client is gone.
-    func removeIfTemporary() {
-        guard isTemporary else { return }
-        removeAll()
+    /// What a closed client leaves nobody to use: the decrypted copies, and a store in memory's whole folder.
+    func removeLeftovers() {
+        isTemporary ? removeAll() : removeOpened()
     }
 }

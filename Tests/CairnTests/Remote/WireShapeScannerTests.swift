@@ -97,3 +97,19 @@ struct WireShapeScannerTests {
         }
     }
 }
+
+extension ScannedChange {
+    /// The column values as JSON values (json fields as `.string` of their JSON text), as the checks compare them.
+    var fields: [JSONValue?] {
+        values.map { value in
+            switch value {
+            case .absent: nil
+            case .integer(let int): .integer(int)
+            case .number(let double): .number(double)
+            case .bool(let bool): .bool(bool)
+            case .bytes(let range): page.map { .string($0.text(range)) }
+            case .text(let text): .string(text)
+            }
+        }
+    }
+}

@@ -46,20 +46,6 @@ struct ScannedChange: Sendable {
 
     /// The data object's JSON text.
     var dataText: String? { dataRange.flatMap { range in page?.text(range) } }
-
-    /// The column values as JSON values (json fields as `.string` of their JSON text), for checks and tests.
-    var fields: [JSONValue?] {
-        values.map { value in
-            switch value {
-            case .absent: nil
-            case .integer(let int): .integer(int)
-            case .number(let double): .number(double)
-            case .bool(let bool): .bool(bool)
-            case .bytes(let range): page.map { .string($0.text(range)) }
-            case .text(let text): .string(text)
-            }
-        }
-    }
 }
 
 /// A changes page (PROTOCOL.md's pull answer) read in one pass over its bytes, without building a value tree for record data: only the
@@ -134,7 +120,6 @@ struct ScannedPage: Sendable {
             case .data:
                 let start = scanner.index
                 guard scanner.peek == UInt8(ascii: "{") else { throw scanner.fail("data must be an object") }
-                var highBits: UInt8 = 0
                 try scanner.members { scanner, field in
                     guard let position = fieldIndex[field] else { return try scanner.skipValue() }
                     if jsonFields.contains(field) {
@@ -151,6 +136,7 @@ struct ScannedPage: Sendable {
                 }
                 let range = start..<scanner.index
                 // Text goes to the store as the page holds it: it must be UTF-8 (JSON's structure is ASCII).
+                var highBits: UInt8 = 0
                 for index in range { highBits |= scanner.bytes[index] }
                 if highBits >= 0x80, String(validating: UnsafeBufferPointer(rebasing: scanner.bytes[range]), as: UTF8.self) == nil {
                     throw scanner.fail("invalid UTF-8 in the data of a change")
