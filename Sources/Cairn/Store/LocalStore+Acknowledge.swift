@@ -4,41 +4,40 @@ import GRDB
 
 extension LocalStore {
     /// Uploads were applied (and have left the queue): each record's base moves to its committed state. The usual
-    /// case (a create or update with nothing else pending for the record) is done for the whole batch in a few
-    /// statements.
+    /// case (a create or update with nothing else pending for the record) is done for the whole batch in one
+    /// statement per collection; the others, one by one.
     func acknowledge(_ db: Database, _ applied: [(PendingOperation, ScannedResult)]) throws {
         guard !applied.isEmpty else { return }
-        // Which records still hold local changes, and which server versions pulls already brought.
-        let keys = JSONValue.array(applied.map { .array([.string($0.0.collection), .string($0.0.recordID)]) }).jsonText()
-        let states = try Row.fetchAll(db.cachedStatement(sql: Self.acknowledgedStatesSQL), arguments: [keys])
         var dates = DateTextCache()
-        var quick: [String: (table: CollectionTable, ids: [String], rows: [JSONValue])] = [:]
-        for ((operation, result), state) in zip(applied, states) {
-            let table = try quick[operation.collection]?.table ?? self.table(operation.collection)
-            let busy: Bool = state[0]
-            let serverVersion: Int64 = state[1] ?? 0
-            let version = result.version ?? 0
-            if !busy, serverVersion <= version, !result.deleted, operation.kind == .create || operation.kind == .update {
-                // A create or update commits exactly the local data: only the sync columns change.
-                quick[operation.collection, default: (table, [], [])].ids.append(operation.recordID)
-                quick[operation.collection]!.rows.append(.array([
-                    .string(operation.recordID), .integer(version),
-                    result.updatedAt.map { .string(dates.text($0)) } ?? .null, result.updatedBy.map(JSONValue.string) ?? .null,
-                ]))
-            } else {
-                let record: ServerRecord
-                do {
-                    record = try result.appliedRecord(id: operation.recordID, sent: operation.dataText)!
-                } catch {
-                    throw CairnError.badResponse("the applied record of \(operation.opId) could not be read", cause: error)
-                }
-                try acknowledge(db, table: table, operation: operation, record: record, dates: &dates, hasMoreChanges: busy,
-                                serverVersion: serverVersion)
-            }
+        // A create or update commits exactly the local data: only the sync columns change, unless the record has
+        // other changes or a pull brought a newer server state (the statement leaves those rows alone).
+        var usual: [String: [JSONValue]] = [:]
+        for (operation, result) in applied where !result.deleted && (operation.kind == .create || operation.kind == .update) {
+            usual[operation.collection, default: []].append(.array([
+                .string(operation.recordID), .integer(result.version ?? 0),
+                result.updatedAt.map { .string(dates.text($0)) } ?? .null, result.updatedBy.map(JSONValue.string) ?? .null,
+            ]))
         }
-        for (name, entry) in quick {
-            try entry.table.acknowledge(db, rows: entry.rows)
-            try shadows.remove(db, collection: name, ids: entry.ids)
+        var acknowledged: [String: Set<String>] = [:]
+        for (collection, rows) in usual {
+            let ids = try table(collection).acknowledge(db, rows: rows)
+            try shadows.remove(db, collection: collection, ids: Array(ids))
+            acknowledged[collection] = ids
+        }
+        let others = applied.filter { acknowledged[$0.0.collection]?.contains($0.0.recordID) != true }
+        guard !others.isEmpty else { return }
+        // Which records still hold local changes, and which server versions pulls already brought.
+        let keys = JSONValue.array(others.map { .array([.string($0.0.collection), .string($0.0.recordID)]) }).jsonText()
+        let states = try Row.fetchAll(db.cachedStatement(sql: Self.acknowledgedStatesSQL), arguments: [keys])
+        for ((operation, result), state) in zip(others, states) {
+            let record: ServerRecord
+            do {
+                record = try result.appliedRecord(id: operation.recordID, sent: operation.dataText)!
+            } catch {
+                throw CairnError.badResponse("the applied record of \(operation.opId) could not be read", cause: error)
+            }
+            try acknowledge(db, table: try table(operation.collection), operation: operation, record: record, dates: &dates,
+                            hasMoreChanges: state[0], serverVersion: state[1] ?? 0)
         }
     }
 

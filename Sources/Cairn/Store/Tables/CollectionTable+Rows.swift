@@ -49,9 +49,11 @@ extension CollectionTable {
         try db.cachedStatement(sql: sql.syncColumns).execute(arguments: [version, updatedAt, updatedBy, id])
     }
 
-    /// Marks rows uploaded exactly as they are committed, from `[id, version, updatedAt, updatedBy]` arrays.
-    func acknowledge(_ db: Database, rows: [JSONValue]) throws {
-        try db.cachedStatement(sql: sql.acknowledgeRows).execute(arguments: [JSONValue.array(rows).jsonText()])
+    /// Marks rows uploaded exactly as they are committed, from `[id, version, updatedAt, updatedBy]` arrays, except
+    /// those of records with other changes queued or failed, or with a newer server state pulled into their shadow;
+    /// returns the ids it marked.
+    func acknowledge(_ db: Database, rows: [JSONValue]) throws -> Set<String> {
+        Set(try String.fetchAll(db.cachedStatement(sql: sql.acknowledgeRows), arguments: [JSONValue.array(rows).jsonText(), name]))
     }
 
     /// Marks an uploaded row committed at `version` when its data is what the server committed (`data`, or always

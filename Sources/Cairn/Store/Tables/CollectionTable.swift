@@ -93,7 +93,9 @@ struct CollectionTable: StoreTable {
         let deleteSynced: String
         /// Copies a row that shows a server state into a new shadow: collection, id; returns the version.
         let beginShadow: String
-        /// Marks rows uploaded exactly as they are, from a JSON array of `[id, version, updatedAt, updatedBy]`.
+        /// Marks rows uploaded exactly as they are, from a JSON array of `[id, version, updatedAt, updatedBy]` (`?1`) of
+        /// the collection (`?2`), unless the record has other changes queued or failed, or a pull brought a newer
+        /// server state into its shadow; returns the ids it marked.
         let acknowledgeRows: String
         /// Marks one uploaded row committed, if its data is what the server committed (or `exact`).
         let acknowledgeRow: String
@@ -126,8 +128,12 @@ struct CollectionTable: StoreTable {
             acknowledgeRows = """
                 UPDATE \(table) SET cairn_version = c.version, cairn_pending = 0, cairn_updated_at = c.at, cairn_updated_by = c.by
                 FROM (SELECT value ->> '$[0]' AS id, value ->> '$[1]' AS version, value ->> '$[2]' AS at, value ->> '$[3]' AS by
-                      FROM json_each(?)) AS c
+                      FROM json_each(?1)) AS c
                 WHERE \(table).id = c.id
+                  AND NOT EXISTS (SELECT 1 FROM cairn_queue WHERE collection = ?2 AND record_id = c.id)
+                  AND NOT EXISTS (SELECT 1 FROM cairn_failed WHERE collection = ?2 AND record_id = c.id)
+                  AND coalesce((SELECT server_version FROM cairn_shadow WHERE collection = ?2 AND record_id = c.id), 0) <= c.version
+                RETURNING \(table).id
                 """
             acknowledgeRow = """
                 UPDATE \(table) SET cairn_version = ?, cairn_pending = 0, cairn_updated_at = ?, cairn_updated_by = ?

@@ -176,28 +176,32 @@ struct QueueTable: StoreTable {
     /// checked against the server's limits when it was written): a set is never split nor mixed with other changes,
     /// and waits until all its changes are ready.
     func takeReady(_ db: Database, limit: Int, bytes: Int = .max, after: Int64) throws -> [PendingOperation] {
-        let rows = try Row.fetchAll(db.cachedStatement(sql: Self.selectSQL + """
-             WHERE q.seq > ? AND q.waits_for IS NULL
-              AND q.seq = (SELECT min(seq) FROM cairn_queue WHERE collection = q.collection AND record_id = q.record_id)
-            ORDER BY q.seq LIMIT ?
-            """), arguments: [after, limit])
         var operations: [PendingOperation] = []
-        var size = 0
-        var waitingSets: Set<String> = []
-        for operation in rows.lazy.map(PendingOperation.init(row:)) {
-            if let changeSet = operation.changeSet {
-                guard !waitingSets.contains(changeSet) else { continue }
-                guard let members = try readySet(db, changeSet) else {
-                    waitingSets.insert(changeSet)
-                    continue
+        do {
+            // Read in place (a cursor, no copied rows); it ends before the attempts are written.
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectSQL + """
+                 WHERE q.seq > ? AND q.waits_for IS NULL
+                  AND q.seq = (SELECT min(seq) FROM cairn_queue WHERE collection = q.collection AND record_id = q.record_id)
+                ORDER BY q.seq LIMIT ?
+                """), arguments: [after, limit])
+            var size = 0
+            var waitingSets: Set<String> = []
+            while let row = try rows.next() {
+                let operation = PendingOperation(row: row)
+                if let changeSet = operation.changeSet {
+                    guard !waitingSets.contains(changeSet) else { continue }
+                    guard let members = try readySet(db, changeSet) else {
+                        waitingSets.insert(changeSet)
+                        continue
+                    }
+                    if operations.isEmpty { operations = members }
+                    break
                 }
-                if operations.isEmpty { operations = members }
-                break
+                let operationSize = operation.wireSize
+                if !operations.isEmpty, size + operationSize > bytes { break }
+                operations.append(operation)
+                size += operationSize
             }
-            let operationSize = operation.wireSize
-            if !operations.isEmpty, size + operationSize > bytes { break }
-            operations.append(operation)
-            size += operationSize
         }
         try db.cachedStatement(sql: """
             INSERT INTO cairn_attempts (seq, count) SELECT value, 1 FROM json_each(?) WHERE true
