@@ -16,6 +16,8 @@ import Synchronization
 /// ```
 public final class SQLiteStorage: ServerStorage {
     let pool: DatabasePool
+    /// Copies the WAL into the database file in the background, outside the gate.
+    let checkpointer: BackgroundCheckpointer
     /// Held around every write access.
     let gate = WriteGate()
     /// Project schemas as last decoded, with the stored text they came from.
@@ -41,6 +43,9 @@ public final class SQLiteStorage: ServerStorage {
         // the pool turns it to NORMAL when it enables WAL, after `prepareDatabase`.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")") }
         try SQLiteMigrations.migrator.migrate(pool)
+        // The WAL is copied into the database file in the background: a writer holding the gate never pays for it.
+        checkpointer = try BackgroundCheckpointer(path: path)
+        pool.writeWithoutTransaction { db in checkpointer.install(on: db) }
     }
 
     /// Waits for graceful shutdown (or cancellation), then closes the database once the writes in flight end.
@@ -51,6 +56,7 @@ public final class SQLiteStorage: ServerStorage {
 
     /// Closes the database once the writes in flight end; later calls fail.
     public func close() async throws {
+        checkpointer.close()
         try await gate.withLock { try pool.close() }
     }
 

@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import Synchronization
+
+/// Takes SQLite's WAL checkpoints out of the writer's commits. SQLite's automatic checkpoint copies the WAL into the
+/// database file inside the commit that crosses a thousand pages: a server writer holding its write gate paid for it
+/// about one commit in three of a busy push. Installed on the writer connection, this hook instead asks for a passive
+/// checkpoint on a connection of the checkpointer's own, in the background, and the writer goes on.
+///
+/// When the WAL reaches `backstop` pages (the background fell behind, or a reader held old pages), the writer
+/// checkpoints itself after its commit, as SQLite would: the WAL stays bounded.
+///
+/// ```swift
+/// let checkpointer = try BackgroundCheckpointer(path: path)
+/// try pool.writeWithoutTransaction { db in checkpointer.install(on: db) }
+/// // ...
+/// checkpointer.close()
+/// ```
+package final class BackgroundCheckpointer: Sendable {
+    /// WAL pages after a commit that start a background checkpoint (SQLite's automatic checkpoint size).
+    package let threshold: Int32
+    /// WAL pages after a commit that make the writer checkpoint itself.
+    package let backstop: Int32
+    private let connection: DatabaseQueue
+    private let state = Mutex(State())
+    /// Runs the checkpoints, one at a time, off the writer's and Swift concurrency's threads.
+    private let queue = DispatchQueue(label: "cairn.checkpoint")
+
+    private struct State {
+        var running = false
+        var again = false
+        var closed = false
+        var completed = 0
+    }
+
+    /// A checkpointer of the database at `path`, with a connection of its own; `threshold` and `backstop` in pages.
+    package init(path: String, threshold: Int32 = 1000, backstop: Int32 = 10_000) throws {
+        self.threshold = threshold
+        self.backstop = backstop
+        var configuration = Configuration()
+        configuration.label = "cairn.checkpoint"
+        connection = try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// Replaces SQLite's automatic checkpoint on the writer connection `db` (its WAL hook) with this checkpointer.
+    package func install(on db: Database) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_wal_hook(db.sqliteConnection, { context, handle, _, pages in
+            guard let context else { return SQLITE_OK }
+            let checkpointer = Unmanaged<BackgroundCheckpointer>.fromOpaque(context).takeUnretainedValue()
+            if pages >= checkpointer.backstop {
+                sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            } else if pages >= checkpointer.threshold {
+                checkpointer.request()
+            }
+            return SQLITE_OK
+        }, context)
+    }
+
+    /// Asks for a checkpoint: one starts now, or once the one running ends.
+    package func request() {
+        let start = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            if state.running {
+                state.again = true
+                return false
+            }
+            state.running = true
+            return true
+        }
+        if start { queue.async { self.drain() } }
+    }
+
+    /// How many background checkpoints have run.
+    package var completedCheckpoints: Int { state.withLock(\.completed) }
+
+    /// Stops asking for checkpoints and waits for the one running; the connection closes with the checkpointer.
+    package func close() {
+        state.withLock { $0.closed = true }
+        queue.sync {}
+    }
+
+    private func drain() {
+        while true {
+            // A passive checkpoint waits for nobody: it copies what no reader still needs and leaves the rest for later.
+            try? connection.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+            let again = state.withLock { state -> Bool in
+                state.completed += 1
+                if state.again, !state.closed {
+                    state.again = false
+                    return true
+                }
+                state.running = false
+                return false
+            }
+            if !again { return }
+        }
+    }
+}
