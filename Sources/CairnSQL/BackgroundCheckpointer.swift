@@ -75,10 +75,12 @@ package final class BackgroundCheckpointer: Sendable {
     /// How many background checkpoints have run.
     package var completedCheckpoints: Int { state.withLock(\.completed) }
 
-    /// Stops asking for checkpoints and waits for the one running; the connection closes with the checkpointer.
+    /// Stops asking for checkpoints, waits for the one running and closes the checkpointer's connection (the
+    /// database's last connection to close then checkpoints it whole, as SQLite does).
     package func close() {
         state.withLock { $0.closed = true }
         queue.sync {}
+        try? connection.close()
     }
 
     private func drain() {
