@@ -172,7 +172,7 @@ actor FileCache {
     }
 
     private func report(_ id: String, bytes: Int64, total: Int64) async {
-        await status.update { $0.fileTransfers[id] = FileTransfer(direction: .download, name: id, bytes: bytes, totalBytes: max(total, bytes)) }
+        await status.update { $0.noteFileTransfer(id, FileTransfer(direction: .download, name: id, bytes: bytes, totalBytes: max(total, bytes))) }
     }
 
     /// Lowercase hex SHA-256 of the clear bytes `reader` gives, read in 1 MB chunks.

@@ -261,8 +261,10 @@ actor FileUploader {
     }
 
     private func report(_ job: FileUploadJob, bytes: Int64) async {
+        // A report that arrives after the job ended must not show it again.
+        guard running.contains(job.localID) else { return }
         await status.update {
-            $0.fileTransfers[job.localID] = FileTransfer(direction: .upload, name: job.name, bytes: bytes, totalBytes: job.size)
+            $0.noteFileTransfer(job.localID, FileTransfer(direction: .upload, name: job.name, bytes: bytes, totalBytes: job.size))
         }
     }
 }

@@ -66,6 +66,15 @@ public struct SyncStatus: Sendable, Hashable {
     }
 }
 
+extension SyncStatus {
+    /// Shows `transfer` of the file `id`, unless the status shows it further along already: each progress report
+    /// runs in a task of its own, and one that arrives after a later one must not move the progress back.
+    mutating func noteFileTransfer(_ id: String, _ transfer: FileTransfer) {
+        if let shown = fileTransfers[id], shown.direction == transfer.direction, shown.bytes > transfer.bytes { return }
+        fileTransfers[id] = transfer
+    }
+}
+
 /// One file moving between this device and the server.
 public struct FileTransfer: Sendable, Hashable {
     /// Which way the bytes go.
