@@ -34,28 +34,42 @@ package final class BackgroundCheckpointer: Sendable {
         var completed = 0
     }
 
-    /// A checkpointer of the database at `path`, with a connection of its own; `threshold` and `backstop` in pages.
-    package init(path: String, threshold: Int32 = 1000, backstop: Int32 = 10_000) throws {
+    /// The checkpointers alive, by number (a WAL hook's context).
+    private static let live = Mutex<[Int: WeakReference]>([:])
+    private static let numbers = Atomic<Int>(1)
+    private struct WeakReference: Sendable { weak var checkpointer: BackgroundCheckpointer? }
+    /// This checkpointer's number in ``live``.
+    private let number: Int
+
+    /// A checkpointer of the database at `path`, with a connection of its own opened with `configuration` (the
+    /// writer's: a store cipher's or suspension's setup applies to it too); `threshold` and `backstop` in pages.
+    package init(path: String, configuration: Configuration = Configuration(), threshold: Int32 = 1000, backstop: Int32 = 10_000) throws {
         self.threshold = threshold
         self.backstop = backstop
-        var configuration = Configuration()
+        var configuration = configuration
         configuration.label = "cairn.checkpoint"
         connection = try DatabaseQueue(path: path, configuration: configuration)
+        number = Self.numbers.wrappingAdd(1, ordering: .relaxed).oldValue
+        Self.live.withLock { $0[number] = WeakReference(checkpointer: self) }
+    }
+
+    deinit {
+        Self.live.withLock { $0[number] = nil }
     }
 
     /// Replaces SQLite's automatic checkpoint on the writer connection `db` (its WAL hook) with this checkpointer.
+    /// The writer may outlive the checkpointer: the hook finds it by number, and once it is gone checkpoints as
+    /// SQLite would.
     package func install(on db: Database) {
-        let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_wal_hook(db.sqliteConnection, { context, handle, _, pages in
-            guard let context else { return SQLITE_OK }
-            let checkpointer = Unmanaged<BackgroundCheckpointer>.fromOpaque(context).takeUnretainedValue()
-            if pages >= checkpointer.backstop {
+            let checkpointer = BackgroundCheckpointer.live.withLock { $0[Int(bitPattern: context)]?.checkpointer }
+            if pages >= checkpointer?.backstop ?? 1000 {
                 sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            } else if pages >= checkpointer.threshold {
+            } else if let checkpointer, pages >= checkpointer.threshold {
                 checkpointer.request()
             }
             return SQLITE_OK
-        }, context)
+        }, UnsafeMutableRawPointer(bitPattern: number))
     }
 
     /// Asks for a checkpoint: one starts now, or once the one running ends.

@@ -67,4 +67,17 @@ struct BackgroundCheckpointerTests {
             checkpointer.close()
         }
     }
+
+    @Test("a writer that outlives its checkpointer goes on committing, and checkpoints as SQLite would")
+    func writerOutlivesCheckpointer() throws {
+        try withPool { pool, path in
+            do {
+                let checkpointer = try BackgroundCheckpointer(path: path, threshold: .max, backstop: .max)
+                pool.writeWithoutTransaction { db in checkpointer.install(on: db) }
+            }
+            try commit(pool, 30)
+            // A thousand pages, SQLite's own checkpoint size: the WAL started over.
+            #expect(try walFrames(pool) < 1000)
+        }
+    }
 }

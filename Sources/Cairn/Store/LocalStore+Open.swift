@@ -35,9 +35,6 @@ extension LocalStore {
                     try db.execute(sql: "PRAGMA page_size = \(cipher.pageSize)")
                 }
                 try db.execute(sql: "PRAGMA cache_size = -2048")
-                // Checkpoint the WAL every 16 MB rather than every 4 MB: sync bookkeeping rewrites the same pages
-                // often, and a sync ends with a checkpoint of its own (see `checkpoint()`).
-                try db.execute(sql: "PRAGMA wal_autocheckpoint = 4000")
                 try db.execute(sql: "PRAGMA journal_size_limit = 33554432")
                 // Some system builds (Debian's) default to secure_delete = ON, which also writes every page an
                 // acknowledged upload frees. FAST still zeroes deleted content on pages that stay in use.
@@ -47,7 +44,12 @@ extension LocalStore {
             // FULL: a write that returned survives a power cut too. Set on the writer once it is open: GRDB sets
             // NORMAL when it turns WAL on, after `prepareDatabase` ran.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            return try LocalStore(writer: pool, configuration: configuration, lease: lease)
+            // The WAL is copied into the database every 16 MB rather than every 4 MB (sync bookkeeping rewrites the
+            // same pages often, and a sync ends with a checkpoint of its own, see `checkpoint()`), in the background:
+            // a pull's writes go on meanwhile. Past 64 MB the writer checkpoints itself.
+            let checkpointer = try BackgroundCheckpointer(path: sqlitePath, configuration: database, threshold: 4000, backstop: 16_000)
+            pool.writeWithoutTransaction { db in checkpointer.install(on: db) }
+            return try LocalStore(writer: pool, configuration: configuration, lease: lease, checkpointer: checkpointer)
         case .inMemory:
             database.prepareDatabase { db in SQLiteFunctions.register(db) }
             return try LocalStore(writer: DatabaseQueue(configuration: database), configuration: configuration)

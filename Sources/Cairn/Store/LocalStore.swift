@@ -24,6 +24,8 @@ final class LocalStore: Sendable {
     let configuration: StoreConfiguration
     /// Marks a file store open while it lives, and keeps an encrypted one registered with the store cipher.
     let lease: OpenStoreFiles.Lease?
+    /// Copies a file store's WAL into the database in the background (``BackgroundCheckpointer``).
+    let checkpointer: BackgroundCheckpointer?
     /// Where the sync engine's transactions run (``offPool(_:)``).
     private let blockingWork = BlockingQueue(label: "cairn.store")
 
@@ -88,10 +90,14 @@ final class LocalStore: Sendable {
     /// The writer's configuration decides durability: ``open(_:configuration:)`` makes file databases wait for the
     /// disk on every app write (`synchronous = FULL`); sync bookkeeping relaxes that per transaction
     /// (``writeBookkeeping(_:)``).
-    init(writer: any DatabaseWriter, configuration: StoreConfiguration = StoreConfiguration(), lease: OpenStoreFiles.Lease? = nil) throws {
+    init(
+        writer: any DatabaseWriter, configuration: StoreConfiguration = StoreConfiguration(), lease: OpenStoreFiles.Lease? = nil,
+        checkpointer: BackgroundCheckpointer? = nil
+    ) throws {
         self.writer = writer
         self.configuration = configuration
         self.lease = lease
+        self.checkpointer = checkpointer
         // Filters compare date-times with Cairn's SQL function. Stores opened with `open` add it to every connection;
         // an injected single-connection writer (a `DatabaseQueue`) gets it here.
         if writer is DatabaseQueue { writer.writeWithoutTransaction { db in SQLiteFunctions.register(db) } }
@@ -194,6 +200,7 @@ final class LocalStore: Sendable {
 
     /// Closes the database's connections; every later use fails. The file may then be rewritten or deleted.
     func close() throws {
+        checkpointer?.close()
         try writer.close()
         lease?.end()
     }
