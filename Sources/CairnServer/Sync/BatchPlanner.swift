@@ -121,8 +121,9 @@ enum BatchPlanner {
         return versions
     }
 
-    /// Top-level `null` members mean "absent": they are not stored.
+    /// Top-level `null` members mean "absent": they are not stored. Data without any is returned as it is (filtering
+    /// would build a new dictionary for every pushed record).
     static func stripNulls(_ data: [String: JSONValue]) -> [String: JSONValue] {
-        data.filter { !$0.value.isNull }
+        data.values.contains(where: \.isNull) ? data.filter { !$0.value.isNull } : data
     }
 }
