@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// ```swift
 /// let checkpointer = try BackgroundCheckpointer(path: path)
-/// try pool.writeWithoutTransaction { db in checkpointer.install(on: db) }
+/// pool.writeWithoutTransaction { db in checkpointer.install(on: db) }
 /// // ...
 /// checkpointer.close()
 /// ```
