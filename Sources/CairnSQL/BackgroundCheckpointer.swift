@@ -18,7 +18,9 @@ import Synchronization
 /// checkpointer.close()
 /// ```
 package final class BackgroundCheckpointer: Sendable {
-    /// WAL pages after a commit that start a background checkpoint (SQLite's automatic checkpoint size).
+    /// SQLite's automatic checkpoint size, in pages: what a writer whose checkpointer is gone falls back to.
+    package static let sqliteThreshold: Int32 = 1000
+    /// WAL pages after a commit that start a background checkpoint.
     package let threshold: Int32
     /// WAL pages after a commit that make the writer checkpoint itself.
     package let backstop: Int32
@@ -43,7 +45,7 @@ package final class BackgroundCheckpointer: Sendable {
 
     /// A checkpointer of the database at `path`, with a connection of its own opened with `configuration` (the
     /// writer's: a store cipher's or suspension's setup applies to it too); `threshold` and `backstop` in pages.
-    package init(path: String, configuration: Configuration = Configuration(), threshold: Int32 = 1000, backstop: Int32 = 10_000) throws {
+    package init(path: String, configuration: Configuration = Configuration(), threshold: Int32 = sqliteThreshold, backstop: Int32 = 10_000) throws {
         self.threshold = threshold
         self.backstop = backstop
         var configuration = configuration
@@ -63,7 +65,7 @@ package final class BackgroundCheckpointer: Sendable {
     package func install(on db: Database) {
         sqlite3_wal_hook(db.sqliteConnection, { context, handle, _, pages in
             let checkpointer = BackgroundCheckpointer.live.withLock { $0[Int(bitPattern: context)]?.checkpointer }
-            if pages >= checkpointer?.backstop ?? 1000 {
+            if pages >= checkpointer?.backstop ?? BackgroundCheckpointer.sqliteThreshold {
                 sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             } else if let checkpointer, pages >= checkpointer.threshold {
                 checkpointer.request()
