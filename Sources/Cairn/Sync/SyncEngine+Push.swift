@@ -15,13 +15,15 @@ extension SyncEngine {
         defer { for entry in inFlight { entry.upload.cancel() } }
         while true {
             try Task.checkCancellation()
-            for batch in try await takeBatches(2 - inFlight.count, size: batchSize, bytes: batchBytes, after: inFlight.flatMap(\.batch)) {
+            for batch in try await takeBatches(2 - inFlight.count, size: batchSize, bytes: batchBytes, after: Self.newestSequence(inFlight.map(\.batch))) {
                 inFlight.append((batch, Task { try await self.uploadWithin(batch) }))
             }
             guard !inFlight.isEmpty else { return }
             let (batch, upload) = inFlight.removeFirst()
             let results = try await upload.value
-            for next in try await takeBatches(2 - inFlight.count, size: batchSize, bytes: batchBytes, after: inFlight.flatMap(\.batch) + batch) {
+            for next in try await takeBatches(
+                2 - inFlight.count, size: batchSize, bytes: batchBytes, after: Self.newestSequence(inFlight.map(\.batch) + [batch])
+            ) {
                 inFlight.append((next, Task { try await self.uploadWithin(next) }))
             }
             let conflicts = try await store.offPool { try $0.recordAnswers(results, for: batch) }
@@ -78,12 +80,16 @@ extension SyncEngine {
         }
     }
 
-    /// Takes up to `count` batches from the queue, newer than the operations `taken` (sent or being sent), in one
-    /// turn on the store's queue.
-    private func takeBatches(_ count: Int, size: Int, bytes: Int, after taken: [PendingOperation]) async throws -> [[PendingOperation]] {
+    /// The queue position of the newest operation in `batches` (sent or being sent), 0 when there are none; read in
+    /// place, without copying the operations.
+    private static func newestSequence(_ batches: [[PendingOperation]]) -> Int64 {
+        batches.lazy.compactMap { $0.lazy.map(\.sequence).max() }.max() ?? 0
+    }
+
+    /// Takes up to `count` batches from the queue, after queue position `newest`, in one turn on the store's queue.
+    private func takeBatches(_ count: Int, size: Int, bytes: Int, after newest: Int64) async throws -> [[PendingOperation]] {
         // After cancelUpload() no batch is taken: those in flight are answered and recorded, then the push ends.
         guard count > 0, !isCancelled(.upload) else { return [] }
-        let newest = taken.map(\.sequence).max() ?? 0
         return try await store.offPool { store in
             var batches: [[PendingOperation]] = []
             var after = newest
