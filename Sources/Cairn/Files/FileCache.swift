@@ -16,6 +16,8 @@ actor FileCache {
     let work: BackgroundWork
     /// The downloads under way, by file id, with the other callers waiting for each.
     private var downloads: [String: [CheckedContinuation<URL, any Error>]] = [:]
+    /// The downloads the status shows.
+    private let progress: TransferProgress
 
     init(store: LocalStore, api: RemoteAPI, folder: FileFolder, configuration: CairnConfiguration, status: StatusCenter, work: BackgroundWork) {
         self.store = store
@@ -24,6 +26,7 @@ actor FileCache {
         self.configuration = configuration
         self.status = status
         self.work = work
+        progress = TransferProgress(status: status)
     }
 
     /// The local file for `id`: a pending upload's copy (local ids), a cached download, or a new download.
@@ -58,8 +61,11 @@ actor FileCache {
     private func fetch(_ id: String, metadata: FileMetadata?) async throws -> URL {
         if downloads[id] != nil { return try await withCheckedThrowingContinuation { downloads[id]?.append($0) } }
         downloads[id] = []
+        progress.begin(id)
         let result: Result<URL, any Error>
         do { result = .success(try await work.perform { try await self.download(id, metadata: metadata) }) } catch { result = .failure(error) }
+        // Whether it succeeded or failed, the download leaves the status.
+        await progress.end(id)
         for waiter in downloads.removeValue(forKey: id) ?? [] { waiter.resume(with: result) }
         return try result.get()
     }
@@ -124,7 +130,6 @@ actor FileCache {
             }
         }
         await report(id, bytes: metadata.size, total: metadata.size)
-        await status.update { $0.fileTransfers[id] = nil }
         var hash = hasher.finalize()
         if response.status == 200, offset > 0 {
             // The server sent the whole file (it ignored the range): what was kept came first and must go.
@@ -172,7 +177,7 @@ actor FileCache {
     }
 
     private func report(_ id: String, bytes: Int64, total: Int64) async {
-        await status.update { $0.noteFileTransfer(id, FileTransfer(direction: .download, name: id, bytes: bytes, totalBytes: max(total, bytes))) }
+        await progress.report(id, FileTransfer(direction: .download, name: id, bytes: bytes, totalBytes: max(total, bytes)))
     }
 
     /// Lowercase hex SHA-256 of the clear bytes `reader` gives, read in 1 MB chunks.

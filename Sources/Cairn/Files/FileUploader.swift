@@ -25,6 +25,8 @@ actor FileUploader {
     private var otherProcessSyncsUntil: ContinuousClock.Instant?
     /// The local ids of the uploads under way.
     private var running: Set<String> = []
+    /// The uploads the status shows.
+    private let progress: TransferProgress
     /// The attempts under way, by local id, to cancel one whose upload was discarded.
     private var attempts: [String: Task<Void, Never>] = [:]
     /// Callers of ``drain()`` waiting for an upload to end.
@@ -51,6 +53,7 @@ actor FileUploader {
         self.status = status
         self.cache = cache
         self.work = work
+        progress = TransferProgress(status: status)
     }
 
     /// Starts the jobs whose turn has come, up to the concurrency limit.
@@ -62,6 +65,7 @@ actor FileUploader {
         for job in ready where !running.contains(job.localID) && running.count < limit {
             guard work.start({ await self.run(job) }) else { return }
             running.insert(job.localID)
+            progress.begin(job.localID)
         }
     }
 
@@ -157,10 +161,11 @@ actor FileUploader {
 
     /// A job is no longer under way here: waiters hear it, the counts are refreshed, and the next job may start.
     private func ended(_ job: FileUploadJob) async {
+        // Off the status before the job stops counting as under way: whoever hears of the end sees it gone.
+        await progress.end(job.localID)
         running.remove(job.localID)
         for waiter in waitingForAnEnd { waiter.resume() }
         waitingForAnEnd.removeAll()
-        await status.update { $0.fileTransfers[job.localID] = nil }
         await refreshCounts()
         kick()
     }
@@ -261,11 +266,7 @@ actor FileUploader {
     }
 
     private func report(_ job: FileUploadJob, bytes: Int64) async {
-        // A report that arrives after the job ended must not show it again.
-        guard running.contains(job.localID) else { return }
-        await status.update {
-            $0.noteFileTransfer(job.localID, FileTransfer(direction: .upload, name: job.name, bytes: bytes, totalBytes: job.size))
-        }
+        await progress.report(job.localID, FileTransfer(direction: .upload, name: job.name, bytes: bytes, totalBytes: job.size))
     }
 }
 

@@ -261,6 +261,7 @@ struct FileSyncTests {
             return transfers
         }
         _ = try await bob.files.data(for: id)
+        #expect(await bob.status().fileTransfers.isEmpty, "a finished download leaves the status")
         let downloads = await bobSeen.value
         #expect(downloads.allSatisfy { $0.direction == .download && $0.totalBytes == 6_000_000 })
         #expect(downloads.contains { $0.fraction == 1 })
@@ -270,6 +271,7 @@ struct FileSyncTests {
         #expect(uploads.contains { $0.direction == .upload && $0.fraction < 1 })
         #expect(pending.contains(1))
         #expect(await alice.status().pendingFiles == 0)
+        #expect(await alice.status().fileTransfers.isEmpty, "a finished upload leaves the status")
     }
 
     @Test("an upload the server keeps failing (500 on every file request) is retried, then moves to the failed list, while records sync")
