@@ -12,7 +12,6 @@ actor FileCache {
     let api: RemoteAPI
     let folder: FileFolder
     let configuration: CairnConfiguration
-    let status: StatusCenter
     let work: BackgroundWork
     /// The downloads under way, by file id, with the other callers waiting for each.
     private var downloads: [String: [CheckedContinuation<URL, any Error>]] = [:]
@@ -24,7 +23,6 @@ actor FileCache {
         self.api = api
         self.folder = folder
         self.configuration = configuration
-        self.status = status
         self.work = work
         progress = TransferProgress(status: status)
     }
