@@ -37,16 +37,15 @@ extension LocalStore {
                 throw CairnError.badResponse("the applied record of \(operation.opId) could not be read", cause: error)
             }
             try acknowledge(db, table: try table(operation.collection), operation: operation, record: record, dates: &dates,
-                            hasMoreChanges: state[0], serverVersion: state[1] ?? 0)
+                            hasMoreChanges: state[0], serverVersion: state[1])
         }
     }
 
     /// For each `[collection, id]` of a JSON array, in order: whether the record still has queued or failed
-    /// changes, and the server version its shadow knows.
+    /// changes, and the server version its shadow knows (0 without a shadow).
     private static let acknowledgedStatesSQL = """
-        SELECT EXISTS (SELECT 1 FROM cairn_queue q WHERE q.collection = k.value ->> '$[0]' AND q.record_id = k.value ->> '$[1]')
-               OR EXISTS (SELECT 1 FROM cairn_failed f WHERE f.collection = k.value ->> '$[0]' AND f.record_id = k.value ->> '$[1]'),
-               (SELECT coalesce(server_version, 0) FROM cairn_shadow s WHERE s.collection = k.value ->> '$[0]' AND s.record_id = k.value ->> '$[1]')
+        SELECT \(CollectionTable.hasOtherChangesSQL(collection: "k.value ->> '$[0]'", id: "k.value ->> '$[1]'")),
+               \(CollectionTable.shadowServerVersionSQL(collection: "k.value ->> '$[0]'", id: "k.value ->> '$[1]'"))
         FROM json_each(?) AS k ORDER BY k.key
         """
 

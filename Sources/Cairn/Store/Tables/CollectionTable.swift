@@ -77,6 +77,19 @@ struct CollectionTable: StoreTable {
         return "CREATE TABLE IF NOT EXISTS \(quotedName) (\(columns.joined(separator: ", ")))"
     }
 
+    /// SQL, true when the record `id` of `collection` (SQL expressions) has other changes queued or failed: an
+    /// acknowledgement then moves only its base, and the row keeps showing those changes.
+    static func hasOtherChangesSQL(collection: String, id: String) -> String {
+        "(EXISTS (SELECT 1 FROM cairn_queue WHERE collection = \(collection) AND record_id = \(id))"
+            + " OR EXISTS (SELECT 1 FROM cairn_failed WHERE collection = \(collection) AND record_id = \(id)))"
+    }
+
+    /// SQL, the server version a pull brought into the shadow of the record `id` of `collection` (SQL expressions);
+    /// 0 without one.
+    static func shadowServerVersionSQL(collection: String, id: String) -> String {
+        "coalesce((SELECT server_version FROM cairn_shadow WHERE collection = \(collection) AND record_id = \(id)), 0)"
+    }
+
     /// The statements of one collection table, built once per schema.
     struct Statements: Sendable {
         /// Writes a whole row: id, fields, data, version, pending, updatedAt, updatedBy.
@@ -130,9 +143,8 @@ struct CollectionTable: StoreTable {
                 FROM (SELECT value ->> '$[0]' AS id, value ->> '$[1]' AS version, value ->> '$[2]' AS at, value ->> '$[3]' AS by
                       FROM json_each(?1)) AS c
                 WHERE \(table).id = c.id
-                  AND NOT EXISTS (SELECT 1 FROM cairn_queue WHERE collection = ?2 AND record_id = c.id)
-                  AND NOT EXISTS (SELECT 1 FROM cairn_failed WHERE collection = ?2 AND record_id = c.id)
-                  AND coalesce((SELECT server_version FROM cairn_shadow WHERE collection = ?2 AND record_id = c.id), 0) <= c.version
+                  AND NOT \(CollectionTable.hasOtherChangesSQL(collection: "?2", id: "c.id"))
+                  AND \(CollectionTable.shadowServerVersionSQL(collection: "?2", id: "c.id")) <= c.version
                 RETURNING \(table).id
                 """
             acknowledgeRow = """
