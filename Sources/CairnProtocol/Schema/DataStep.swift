@@ -45,20 +45,42 @@ package struct DataStep: Sendable, Hashable {
         return steps
     }
 
-    /// Brings stored data to the step's shape; applying it twice changes nothing more (a renamed field whose new
-    /// name holds a value already keeps that value).
-    package func apply(to data: inout [String: JSONValue]) {
+    /// A value a step could not carry into its shape.
+    package enum Loss: Sendable, Hashable {
+        /// `value` of `field` does not convert to `type`; the field was left out.
+        case unconvertible(field: String, value: JSONValue, type: FieldType)
+        /// `field`, which the step drops, held a value other than `null`.
+        case dropped(field: String)
+    }
+
+    /// Brings data to the step's shape: the one place a step changes data, for stored records on the server, for
+    /// an old build's incoming changes and for a device's local records. Applying it twice changes nothing more (a
+    /// renamed field whose new name holds a value already keeps that value). Returns what the step could not carry
+    /// over, for callers that refuse such data rather than lose it.
+    @discardableResult
+    package func apply(to data: inout [String: JSONValue]) -> Loss? {
         switch kind {
         case .rename(let from, let to):
             if let value = data.removeValue(forKey: from), data[to] == nil { data[to] = value }
         case .convert(let field, let from, let to, let format):
-            guard let value = data[field], !value.isNull else { return }
+            guard let value = data[field], !value.isNull else { return nil }
             data[field] = ValueConversion.convert(value, from: from, to: to, format: format)
+            if data[field] == nil { return .unconvertible(field: field, value: value, type: to) }
         case .drop(let field):
-            data[field] = nil
+            if let value = data.removeValue(forKey: field), !value.isNull { return .dropped(field: field) }
         case .fill(let field, let value):
             if data[field] == nil || data[field]?.isNull == true { data[field] = value }
         }
+        return nil
+    }
+
+    /// The name `field` of `collection` has after `steps`: its last rename's new name, or its own.
+    package static func currentName(of field: String, in collection: String, after steps: [DataStep]) -> String {
+        var name = field
+        for step in steps where step.collection == collection {
+            if case .rename(let from, let to) = step.kind, name == from { name = to }
+        }
+        return name
     }
 
     /// Brings data of the step's shape back to the shape before it, for an app build made for the older schema: a

@@ -22,6 +22,15 @@ struct SignedInUser: Sendable {
         self.init(user: token.user, family: token.family, tokenClaims: nil, tokenRoles: nil)
     }
 
+    /// A user with an account here, as a Cairn sign-in of theirs would be seen, though none is at hand: for the
+    /// admin routes that look through a member's eyes (`view-as`, `explain`).
+    static func account(_ user: String) -> SignedInUser {
+        SignedInUser(user: user, family: nil, tokenClaims: nil, tokenRoles: nil)
+    }
+
+    /// Whether an identity provider's JWT signed the request in (its claims are at hand), not one of Cairn's tokens.
+    var isIdentityProviderUser: Bool { tokenClaims != nil }
+
     /// A user signed in as described.
     init(user: String, family: String?, tokenClaims: [String: JSONValue]?, tokenRoles: [String: Role]?, issuedAt: Date? = nil) {
         self.user = user

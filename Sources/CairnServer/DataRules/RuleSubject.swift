@@ -21,8 +21,8 @@ public struct RuleSubject: Sendable, Hashable {
         self.claims = claims
     }
 
-    /// Whether rules bind this user: every role but `admin`.
-    public var isBound: Bool { role != .admin }
+    /// Whether rules bind this user: every role but `admin` (``Role/isBoundByRules``).
+    public var isBound: Bool { role.isBoundByRules }
 
     /// The parameter's value for this user; `nil` for a claim the user does not have (or has as `null`).
     public func value(of parameter: RuleParameter) -> JSONValue? {

@@ -14,7 +14,8 @@ import NIOCore
 struct FileService: Sendable {
     let storage: any ServerStorage
     let blobs: any BlobStore
-    let notifier: ChangeNotifier
+    /// How an attached file's record field commits, and who hears of it.
+    let commits: RecordCommits
     let metrics: ServerMetrics
     let clock: any WallClock
     /// The server's limits, used where a project has none of its own.
@@ -199,12 +200,11 @@ struct FileService: Sendable {
     /// Sets the attached record field to the completed file's id, as an ordinary change with a live notice.
     private func attach(_ file: StoredFile, user: String, schema: Schema) async throws -> StoredFile {
         guard let target = file.attachTo, let collection = schema.collection(named: target.collection) else { return file }
-        let written = try await RecordWriter.setFields(
+        let record = try await RecordWriter.setFields(
             [target.field: .string(file.id)], collection: collection, id: target.id, project: file.project, user: user,
-            now: clock.now(), storage: storage)
-        await notifier.publish(project: file.project, changes: written.changes)
+            now: clock.now(), commits: commits)
         var attached = file
-        attached.attachedVersion = written.record.version
+        attached.attachedVersion = record.version
         _ = try await storage.replaceFile(attached, ifStatus: .completed)
         return attached
     }

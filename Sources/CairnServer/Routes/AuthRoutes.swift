@@ -7,6 +7,7 @@ import Hummingbird
 /// `v1/auth`.
 struct AuthRoutes: RouteGroup {
     let storage: any ServerStorage
+    let access: AccessControl
     let tokens: TokenService
     let hasher: PasswordHasher
     let loginThrottle: LoginThrottle
@@ -48,31 +49,22 @@ struct AuthRoutes: RouteGroup {
         }
         signedIn.get("me") { _, context in
             guard let identity = context.identity else { throw ErrorBody.unauthorized() }
-            let info = try await userInfo(identity.user, tokenRoles: identity.tokenRoles, cairnSignIn: identity.family != nil)
+            let info = try await userInfo(identity)
             return try Response.json(info, headers: [.cacheControl: "no-store"])
         }
     }
 
     func tokenResponse(user: String, _ access: String, _ refresh: String, _ expiresIn: Int) async throws -> Response {
-        let info = try await userInfo(user, tokenRoles: nil, cairnSignIn: true)
+        let info = try await userInfo(.account(user))
         return try Response.json(
             TokenResponse(accessToken: access, refreshToken: refresh, expiresIn: expiresIn, user: info),
             headers: [.cacheControl: "no-store"])
     }
 
-    /// Who `user` is: its projects with their roles (from an identity provider's roles claim when its token has
-    /// one, projects that exist only; else the members table) and whether it is a server operator (Cairn's own
-    /// sign-ins only, as ``AccessControl`` decides).
-    func userInfo(_ user: String, tokenRoles: [String: Role]?, cairnSignIn: Bool) async throws -> UserInfo {
-        var projects: [ProjectMembership] = []
-        if let roles = tokenRoles {
-            for (project, role) in roles.sorted(by: { $0.key < $1.key }) where try await storage.schema(project: project) != nil {
-                projects.append(ProjectMembership(name: project, role: role))
-            }
-        } else {
-            projects = try await storage.memberships(user: user)
-        }
-        let isOperator = cairnSignIn ? try await storage.isOperator(user: user) : false
-        return UserInfo(name: user, projects: projects, isOperator: isOperator)
+    /// Who `identity` is: its projects with their roles and whether it is a server operator, as ``AccessControl``
+    /// decides.
+    func userInfo(_ identity: SignedInUser) async throws -> UserInfo {
+        UserInfo(
+            name: identity.user, projects: try await access.memberships(of: identity), isOperator: try await access.isOperator(identity))
     }
 }

@@ -7,8 +7,6 @@ import NIOCore
 struct BatchRoutes: ProjectRouteGroup {
     let access: AccessControl
     let batches: BatchService
-    let notifier: ChangeNotifier
-    let metrics: ServerMetrics
     let clock: any WallClock
     let maximumBytes: Int
     let maximumOperations: Int
@@ -19,15 +17,10 @@ struct BatchRoutes: ProjectRouteGroup {
             guard batch.operations.count <= maximumOperations else {
                 throw ErrorBody.tooLarge("A batch holds at most \(maximumOperations) operations; split it")
             }
-            let schema = try await access.schema(caller)
             let minimal = ReturnPreference.asksForMinimal(request.headers[values: .prefer])
-            let outcome = try await batches.apply(
-                batch, project: caller.project, schema: schema, user: caller.user, now: clock.now(),
-                writeGuard: try await access.writeGuard(caller, schema: schema, collections: Set(batch.operations.map(\.collection))),
-                hiddenFiles: try await access.hiddenFiles(FileReferences.ids(batch.operations, schema: schema), caller),
+            let outcome = try await batches.push(
+                batch, caller: caller, now: clock.now(),
                 schemaNumber: try SchemaEvolution.requestedNumber(request.headers[.cairnSchemaVersion]), minimalAnswers: minimal)
-            metrics.pushed(outcome.results)
-            await notifier.publish(project: caller.project, changes: outcome.changedCollections)
             return Response.jsonBytes(
                 Self.body(outcome.resultTexts), headers: minimal ? [.preferenceApplied: CairnHeader.returnMinimal] : [:])
         }

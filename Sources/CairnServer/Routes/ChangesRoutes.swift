@@ -43,11 +43,10 @@ struct ChangesRoutes: ProjectRouteGroup {
             let (schema, collection) = try await access.collection(caller, context)
             let query = try request.formQuery
             guard let user = query.get("user"), !user.isEmpty else { throw ErrorBody.validation("user is required", field: "user") }
-            guard let role = try await access.storage.role(user: user, project: caller.project) else {
+            // The member's own scope, as their pulls get it: the same rules, role and stored claims.
+            guard let member = try await access.member(user, in: caller.project) else {
                 throw ErrorBody.notFound("member \"\(user)\" of \(caller.project)")
             }
-            // The member's own scope, as their pulls get it: the same rules, role and stored claims.
-            let member = ProjectAccess(user: user, project: caller.project, role: role)
             let changes = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
             let page = try await feed.page(
                 project: caller.project, collection: collection, schemaVersion: schema.version, request: changes,

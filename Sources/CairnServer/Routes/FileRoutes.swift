@@ -24,20 +24,20 @@ struct FileRoutes: ProjectRouteGroup {
             return try Response.json(list)
         }
         routes.on(.get, "files/:file", requires: .reader) { request, context, caller in
-            let file = try await access.readable(try await files.file(project: caller.project, id: Self.id(context)), caller)
+            let file = try await readableFile(context, caller)
             return try Response.json(try await files.metadata(file))
         }
         routes.on(.patch, "files/:file", requires: .writer, action: "Changing files") { request, context, caller in
             let update = try await request.decodeBody(FileUpdate.self, context: context, limit: 64 * 1024)
-            _ = try await access.changeable(try await files.file(project: caller.project, id: Self.id(context)), caller)
+            try await changeableFile(context, caller)
             return try Response.json(try await files.metadata(try await files.update(project: caller.project, id: Self.id(context), update)))
         }
         routes.on(.delete, "files/:file", requires: .writer, action: "Deleting files") { request, context, caller in
-            _ = try await access.changeable(try await files.file(project: caller.project, id: Self.id(context)), caller)
+            try await changeableFile(context, caller)
             return try Response.json(try await files.metadata(try await files.delete(project: caller.project, id: Self.id(context))))
         }
         routes.on(.put, "files/:file/upload", requires: .writer, action: "Uploading files") { request, context, caller in
-            _ = try await access.changeable(try await files.file(project: caller.project, id: Self.id(context)), caller)
+            try await changeableFile(context, caller)
             let range = try request.headers[.contentRange].map(ContentRange.init(header:))
             let length = request.headers[.contentLength].flatMap { Int64($0) }
             let (file, offset) = try await files.upload(
@@ -47,14 +47,13 @@ struct FileRoutes: ProjectRouteGroup {
             return try Response.json(metadata, headers: [.uploadOffset: "\(offset)"])
         }
         routes.on(.head, "files/:file/upload", requires: .writer, action: "Uploading files") { request, context, caller in
-            let metadata = try await files.metadata(
-                try await access.changeable(try await files.file(project: caller.project, id: Self.id(context)), caller))
+            let metadata = try await files.metadata(try await changeableFile(context, caller))
             return Response(status: .ok, headers: [
                 .uploadOffset: "\(metadata.uploadOffset)", .uploadLength: "\(metadata.size)", .cacheControl: "no-store",
             ])
         }
         routes.on(.post, "files/:file/complete", requires: .writer, action: "Uploading files") { request, context, caller in
-            let pending = try await access.changeable(try await files.file(project: caller.project, id: Self.id(context)), caller)
+            let pending = try await changeableFile(context, caller)
             if let target = pending.attachTo {
                 try await access.checkMayWrite(collection: target.collection, id: target.id, setting: [target.field: .string(pending.id)], caller)
             }
@@ -63,12 +62,24 @@ struct FileRoutes: ProjectRouteGroup {
             return try Response.json(try await files.metadata(file))
         }
         routes.on(.get, "files/:file/content", requires: .reader) { request, context, caller in
-            let file = try await access.readable(try await files.file(project: caller.project, id: Self.id(context)), caller)
+            let file = try await readableFile(context, caller)
             return try FileDownload.response(file, request: request, blobs: files.blobs, metrics: files.metrics)
         }
     }
 
     static func id(_ context: CairnRequestContext) -> String { context.parameters.get("file") ?? "" }
+
+    /// The route's `:file` when the caller may read it (``AccessControl/readable(_:_:)``); `404 not_found` otherwise.
+    func readableFile(_ context: CairnRequestContext, _ caller: ProjectAccess) async throws -> StoredFile {
+        try await access.readable(try await files.file(project: caller.project, id: Self.id(context)), caller)
+    }
+
+    /// The route's `:file` when the caller may change it (``AccessControl/changeable(_:_:)``); `404 not_found` or
+    /// `403 forbidden` otherwise.
+    @discardableResult
+    func changeableFile(_ context: CairnRequestContext, _ caller: ProjectAccess) async throws -> StoredFile {
+        try await access.changeable(try await files.file(project: caller.project, id: Self.id(context)), caller)
+    }
 
     /// `?status=&name=&tag=&tag=&limit=&after=`; a bad value is `422 validation_failed` naming it.
     static func query(_ form: FormQuery) throws -> FileQuery {

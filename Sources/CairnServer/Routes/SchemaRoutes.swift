@@ -8,7 +8,6 @@ import Hummingbird
 struct SchemaRoutes: ProjectRouteGroup {
     let access: AccessControl
     let admin: ServerAdmin
-    let notifier: ChangeNotifier
 
     func add(to routes: ProjectRoutes) {
         routes.on(.get, "schema", requires: .reader) { request, context, caller in
@@ -34,10 +33,8 @@ struct SchemaRoutes: ProjectRouteGroup {
             if !stored.migrations.isEmpty {
                 // The stored records are migrated in pages behind the answer; until then reads and writes bring each
                 // record they touch to the new shape.
-                let admin = admin, notifier = notifier, project = caller.project
-                Task {
-                    try? await admin.migrate(project: project) { project, changes in await notifier.publish(project: project, changes: changes) }
-                }
+                let admin = admin, project = caller.project
+                Task { try? await admin.migrate(project: project) }
             }
             return try Response.json(stored, headers: [.eTag: "\"\(stored.version)\""])
         }

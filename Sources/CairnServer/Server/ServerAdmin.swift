@@ -17,14 +17,17 @@ public struct ServerAdmin: Sendable {
     let clock: any WallClock
     /// The schema histories the server's sync layer reads (the server's own, so a new schema is seen at once).
     let evolution: SchemaEvolution
+    /// The running server's live listeners, told of records a schema migration rewrites; `nil` with no server.
+    let notifier: ChangeNotifier?
 
     /// An admin over `storage`. `bcryptCost` hashes new passwords (clamped to 4...31); `clock` stamps new projects.
     public init(storage: any ServerStorage, bcryptCost: UInt8 = 10, clock: any WallClock = SystemWallClock()) {
         self.init(storage: storage, bcryptCost: bcryptCost, clock: clock, evolution: SchemaEvolution(storage: storage, clock: clock))
     }
 
-    init(storage: any ServerStorage, bcryptCost: UInt8, clock: any WallClock, evolution: SchemaEvolution) {
+    init(storage: any ServerStorage, bcryptCost: UInt8, clock: any WallClock, evolution: SchemaEvolution, notifier: ChangeNotifier? = nil) {
         self.storage = storage
+        self.notifier = notifier
         self.hasher = PasswordHasher(cost: bcryptCost)
         self.clock = clock
         self.evolution = evolution
@@ -99,7 +102,7 @@ public struct ServerAdmin: Sendable {
             throw ErrorBody(code: .notFound, message: "collection \"\(collection)\" is not in the schema of \(project)")
         }
         guard Names.isValidID(id) else { throw ErrorBody.validation("id is not a valid record id", field: "id") }
-        let stored = try await storage.role(user: user, project: project)
+        let stored = try await AccessControl(storage: storage).member(user, in: project)?.role
         let subject = (role ?? stored).map { RuleSubject(user: user, role: $0, claims: [:]) }
         var bound = subject
         if bound != nil {
@@ -185,15 +188,12 @@ public struct ServerAdmin: Sendable {
     }
 
     /// Migrates the project's stored records by the declared steps of its unfinished migrations, in pages, to the
-    /// end (a migration cut short resumes); returns how many records were rewritten.
-    /// - Parameter changed: told of each page's changed collections with their new versions (for live notices).
+    /// end (a migration cut short resumes); returns how many records were rewritten. On a running server each page
+    /// reaches the live listeners as it commits.
     @discardableResult
-    public func migrate(
-        project: String, changed: @escaping @Sendable (_ project: String, _ changes: [String: Int64]) async -> Void = { _, _ in }
-    ) async throws -> Int64 {
-        var migrator = SchemaMigrator(storage: storage, evolution: evolution, clock: clock)
-        migrator.changed = changed
-        return try await migrator.run(project: project)
+    public func migrate(project: String) async throws -> Int64 {
+        try await SchemaMigrator(storage: storage, evolution: evolution, clock: clock, commits: RecordCommits(storage: storage, notifier: notifier))
+            .run(project: project)
     }
 
     /// Sets a project's own file limits (a `nil` value falls back to the server's configuration); sizes must not

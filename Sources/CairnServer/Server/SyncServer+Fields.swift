@@ -17,9 +17,7 @@ extension SyncServer {
         guard let schema = try await storage.schema(project: project), let collectionSchema = schema.collection(named: collection) else {
             throw ErrorBody(code: .notFound, message: "collection \(project)/\(collection) does not exist")
         }
-        let written = try await RecordWriter.setFields(
-            fields, collection: collectionSchema, id: id, project: project, user: user, now: clock.now(), storage: storage)
-        await notifier.publish(project: project, changes: written.changes)
-        return written.record
+        return try await RecordWriter.setFields(
+            fields, collection: collectionSchema, id: id, project: project, user: user, now: clock.now(), commits: commits)
     }
 }

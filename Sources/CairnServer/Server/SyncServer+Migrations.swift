@@ -12,10 +12,8 @@ extension SyncServer {
                 for project in page {
                     try Task.checkCancellation()
                     let versions = try await storage.schemaVersions(project: project.name)
-                    guard versions.contains(where: { $0.migration.state == .pending || $0.migration.state == .running }) else { continue }
-                    let migrated = try await admin.migrate(project: project.name) { [notifier] project, changes in
-                        await notifier.publish(project: project, changes: changes)
-                    }
+                    guard versions.contains(where: \.migration.isUnfinished) else { continue }
+                    let migrated = try await admin.migrate(project: project.name)
                     logger.info("schema migration resumed", metadata: ["project": .string(project.name), "migrated": .stringConvertible(migrated)])
                 }
                 guard page.count == 100, let last = page.last else { return }

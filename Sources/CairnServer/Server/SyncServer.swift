@@ -67,15 +67,18 @@ public final class SyncServer: Sendable {
         self.access = AccessControl(storage: self.storage)
         self.feed = ChangesFeed(storage: self.storage)
         self.evolution = SchemaEvolution(storage: self.storage, clock: clock)
-        self.batches = BatchService(storage: self.storage, evolution: self.evolution)
+        self.batches = BatchService(storage: self.storage, evolution: self.evolution, notifier: notifier, metrics: metrics)
         self.blobs = blobs ?? opened.blobs
         self.files = FileService(
-            storage: self.storage, blobs: self.blobs, notifier: notifier, metrics: metrics, clock: clock, maximumFileBytes: configuration.maximumFileBytes,
+            storage: self.storage, blobs: self.blobs, commits: RecordCommits(storage: self.storage, notifier: notifier), metrics: metrics, clock: clock, maximumFileBytes: configuration.maximumFileBytes,
             maximumProjectBytes: configuration.maximumProjectFileBytes, uploadExpiry: configuration.fileUploadExpiry)
     }
 
+    /// How records written outside a batch commit, announced to this server's live listeners.
+    var commits: RecordCommits { RecordCommits(storage: storage, notifier: notifier) }
+
     /// Direct management of this server's accounts, projects and schemas.
-    public var admin: ServerAdmin { ServerAdmin(storage: storage, bcryptCost: configuration.bcryptCost, clock: clock, evolution: evolution) }
+    public var admin: ServerAdmin { ServerAdmin(storage: storage, bcryptCost: configuration.bcryptCost, clock: clock, evolution: evolution, notifier: notifier) }
 
     /// The router with every route group and middleware.
     func makeRouter() -> Router<CairnRequestContext> {
@@ -85,14 +88,14 @@ public final class SyncServer: Sendable {
         router.add(middleware: WireCompressionMiddleware(enabled: configuration.wireCompression, maximumBodyBytes: configuration.maximumBatchBytes))
         router.addRoutes(MetaRoutes(storage: storage, metrics: metrics).collection)
         router.addRoutes(
-            AuthRoutes(storage: storage, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock,
+            AuthRoutes(storage: storage, access: access, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock,
                 identityProvider: identityProvider).collection, atPath: "v1/auth")
         let projectGroups: [any ProjectRouteGroup] = [
-            SchemaRoutes(access: access, admin: admin, notifier: notifier),
+            SchemaRoutes(access: access, admin: admin),
             RuleRoutes(access: access, admin: admin),
             ChangesRoutes(access: access, feed: feed, evolution: evolution, metrics: metrics, clock: clock),
             BatchRoutes(
-                access: access, batches: batches, notifier: notifier, metrics: metrics, clock: clock, maximumBytes: configuration.maximumBatchBytes,
+                access: access, batches: batches, clock: clock, maximumBytes: configuration.maximumBatchBytes,
                 maximumOperations: configuration.maximumBatchOperations),
             EventRoutes(access: access, notifier: notifier, metrics: metrics, heartbeat: configuration.eventsHeartbeat, timers: timers),
             ClientRoutes(access: access, storage: storage, admin: admin, clock: clock),

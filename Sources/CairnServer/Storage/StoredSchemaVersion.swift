@@ -33,6 +33,9 @@ public struct MigrationProgress: Sendable, Hashable {
         case done
     }
 
+    /// Whether the migration still has records to rewrite (it is pending or running).
+    public var isUnfinished: Bool { state == .pending || state == .running }
+
     /// Where the migration is.
     public var state: State
     /// The project's head version when the migration started: the records at or below it are migrated.

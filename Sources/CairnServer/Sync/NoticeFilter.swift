@@ -36,9 +36,9 @@ struct NoticeFilter {
     mutating func admits(_ notice: ChangeNotice) async -> Bool {
         let since = considered[notice.collection] ?? startHead
         guard notice.version > since else { return false }
-        guard let role = try? await currentRole() else { return false }
-        guard role != .admin else { return true }
-        let member = ProjectAccess(user: caller.user, project: caller.project, role: role, tokenClaims: caller.tokenClaims)
+        // The listener's access now, as a request of its own would get it.
+        guard let member = try? await access.current(caller.identity, in: caller.project) else { return false }
+        guard member.isBound else { return true }
         guard let schema = try? await access.schema(member), let collection = schema.collection(named: notice.collection),
             let scope = try? await access.scope(member, collection)
         else { return false }
@@ -57,13 +57,5 @@ struct NoticeFilter {
         }
         considered[notice.collection] = notice.version
         return false
-    }
-
-    /// The listener's role now: from its token's roles claim, else the members table (a server operator is `admin`);
-    /// `nil` once it is no member.
-    private func currentRole() async throws -> Role? {
-        if caller.tokenClaims != nil { return caller.role }
-        if let role = try await access.storage.role(user: caller.user, project: caller.project) { return role }
-        return try await access.storage.isOperator(user: caller.user) ? .admin : nil
     }
 }

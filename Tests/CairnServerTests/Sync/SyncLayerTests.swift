@@ -45,11 +45,15 @@ struct SyncLayerTests {
         try await backend.withProjects { storage in
             _ = try await BatchService(storage: storage).apply(
                 BatchRequest(operations: [create("a", "one", opId: "o1")]), project: "field", schema: Self.schema, user: "alice", now: Self.now)
-            let set = try await RecordWriter.setFields(
-                ["done": true], collection: StorageFixtures.notes, id: "a", project: "field", user: "files", now: Self.now, storage: storage)
-            #expect(set.record.version == 2)
-            #expect(set.record.data == ["title": "one", "done": true])
-            #expect(set.changes == ["notes": 2])
+            // The commit itself tells the listeners: one notice, sent before setFields returns.
+            let notifier = ChangeNotifier()
+            var notices = await notifier.subscribe(project: "field").makeAsyncIterator()
+            let commits = RecordCommits(storage: storage, notifier: notifier)
+            let record = try await RecordWriter.setFields(
+                ["done": true], collection: StorageFixtures.notes, id: "a", project: "field", user: "files", now: Self.now, commits: commits)
+            #expect(record.version == 2)
+            #expect(record.data == ["title": "one", "done": true])
+            #expect(await notices.next() == ChangeNotice(collection: "notes", version: 2))
             let rows = try await storage.feedRange(
                 project: "field", collection: StorageFixtures.notes, since: 1, snapshotHigh: nil, limit: 10, filter: nil)
             #expect(rows.rows.map(\.updatedBy) == ["files"])
@@ -63,7 +67,7 @@ struct SyncLayerTests {
             func code(_ fields: [String: JSONValue], id: String) async -> ErrorCode? {
                 do {
                     _ = try await RecordWriter.setFields(
-                        fields, collection: StorageFixtures.notes, id: id, project: "field", user: "files", now: Self.now, storage: storage)
+                        fields, collection: StorageFixtures.notes, id: id, project: "field", user: "files", now: Self.now, commits: commits)
                     return nil
                 } catch {
                     return (error as? ErrorBody)?.code

@@ -16,52 +16,25 @@ extension PostgresStorage {
         return nil
     }
 
-    /// Reads the rows, `purged_through` and the head version in one statement (one snapshot), with the selection's
-    /// filters compiled by ``PostgresDialect``; fetches `limit + 1` rows to learn `hasMore`.
+    /// Reads the rows (``FeedStatement``), `purged_through` and the head version in one statement (one snapshot).
     public func feedRange(
         project: String, collection: CollectionSchema, since: Int64, snapshotHigh: Int64?, limit: Int, selection: FeedSelection
     ) async throws -> FeedRows {
-        // $1 project, $2 collection, $3 since, $4 high mark, $5 limit, $6 the held-through version; the filters'
-        // arguments from $7 on. Numbered placeholders let a filter appear twice with one set of arguments.
+        let page = try FeedStatement(
+            project: project, collection: collection, since: since, snapshotHigh: snapshotHigh, limit: limit, selection: selection,
+            dialect: PostgresRecordsDialect())
         var binds = PostgresBindings()
+        for argument in page.arguments { argument.append(to: &binds) }
+        let projectPlaceholder = "$\(binds.count + 1)", collectionPlaceholder = "$\(binds.count + 2)"
         binds.append(project)
         binds.append(collection.name)
-        binds.append(since)
-        binds.append(snapshotHigh ?? 0)
-        binds.append(Int64(limit) + 1)
-        binds.append(selection.held?.through ?? 0)
-        let filterSQL = try Self.compile(selection.filter, collection: collection, document: "data", into: &binds)
-        var change = "true"
-        if let held = selection.held {
-            // The state the reader's copy holds: the row's prior state when it is at or below `through` ($6), else the
-            // latest replaced state at or below it in the history (none: the record came later).
-            let prior = try Self.compile(held.filter, collection: collection, document: "prior_data", into: &binds)
-            let older = try Self.compile(held.filter, collection: collection, document: "held.data", into: &binds)
-            change = """
-                ((NOT deleted AND \(filterSQL)) OR prior_version IS NULL
-                 OR (prior_version > 0 AND prior_version <= $6 AND prior_data IS NOT NULL AND \(prior))
-                 OR (prior_version > $6 AND EXISTS (
-                     SELECT 1 FROM (SELECT h.data FROM record_history h
-                                    WHERE h.project = records.project AND h.collection = records.collection AND h.id = records.id
-                                    AND h.version <= $6 ORDER BY h.version DESC LIMIT 1) held
-                     WHERE held.data IS NOT NULL AND \(older))))
-                """
-        }
-        var window = " AND \(change)"
-        if snapshotHigh != nil {
-            let windowSQL = selection.window == nil ? filterSQL : try Self.compile(selection.window, collection: collection, document: "data", into: &binds)
-            window = " AND ((version <= $4 AND NOT deleted AND \(windowSQL)) OR (version > $4 AND \(change)))"
-        }
+        let state = "WHERE project = \(projectPlaceholder) AND collection = \(collectionPlaceholder)"
         let sql = """
             SELECT state.head, state.purged, state.history, r.id, r.version, r.updated_at, r.updated_by, r.deleted, r.data, r.matches
-            FROM (SELECT coalesce((SELECT head_version FROM projects WHERE name = $1), 0) AS head,
-                         coalesce((SELECT purged_through FROM collection_state WHERE project = $1 AND collection = $2), 0) AS purged,
-                         coalesce((SELECT history_through FROM collection_state WHERE project = $1 AND collection = $2), 0) AS history) state
-            LEFT JOIN LATERAL (
-                SELECT id, version, updated_at, updated_by, deleted, data, (\(filterSQL)) AS matches FROM records
-                WHERE project = $1 AND collection = $2 AND version > $3\(window)
-                ORDER BY version LIMIT $5
-            ) r ON true
+            FROM (SELECT coalesce((SELECT head_version FROM projects WHERE name = \(projectPlaceholder)), 0) AS head,
+                         coalesce((SELECT purged_through FROM collection_state \(state)), 0) AS purged,
+                         coalesce((SELECT history_through FROM collection_state \(state)), 0) AS history) state
+            LEFT JOIN LATERAL (\(page.sql)) r ON true
             ORDER BY r.version
             """
         let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
@@ -142,9 +115,7 @@ extension PostgresStorage {
         _ filter: Filter?, collection: CollectionSchema, document: String, into binds: inout PostgresBindings
     ) throws(ErrorBody) -> String {
         guard let filter else { return "true" }
-        let compiled = try FilterSQL.compile(
-            filter, collection: collection, dialect: .postgres, idExpression: "(id COLLATE \"C\")", firstPlaceholder: binds.count + 1,
-            fieldExpression: RuleFields.reader(for: collection, document: document) { PostgresDialect().field($0, of: "\($1)::jsonb") })
+        let compiled = try PostgresRecordsDialect().compile(filter, collection: collection, document: document, firstPlaceholder: binds.count + 1)
         for argument in compiled.arguments { argument.append(to: &binds) }
         return compiled.sql
     }

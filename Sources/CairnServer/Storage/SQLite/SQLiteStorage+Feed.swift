@@ -16,50 +16,15 @@ extension SQLiteStorage {
         return (found.0, try FieldVersionsColumn.decode(found.1))
     }
 
-    /// Reads the rows, `purged_through` and the head version in one WAL snapshot, with the selection's filters
-    /// compiled to SQLite JSON expressions; fetches `limit + 1` rows to learn `hasMore`.
+    /// Reads the rows (``FeedStatement``), `purged_through` and the head version in one WAL snapshot.
     public func feedRange(
         project: String, collection: CollectionSchema, since: Int64, snapshotHigh: Int64?, limit: Int, selection: FeedSelection
     ) async throws -> FeedRows {
-        let matches = try Self.compile(selection.filter, collection: collection, document: "data")
-        var sql = "SELECT id, version, updated_at, updated_by, deleted, data, \(matches.sql) FROM records"
-        // Placeholders in the order they appear in the text.
-        var arguments = matches.arguments
-        sql += " WHERE project = ? AND collection = ? AND version > ?"
-        arguments += [project.databaseValue, collection.name.databaseValue, since.databaseValue]
-        // A change (a row after the window) the reader may not hold, and does not match, is left out.
-        var change = "1"
-        var changeArguments: [DatabaseValue] = []
-        if let held = selection.held {
-            // The state the reader's copy holds: the row's prior state when it is at or below `through`, else the
-            // latest replaced state at or below it in the history (none: the record came later).
-            let prior = try Self.compile(held.filter, collection: collection, document: "prior_data")
-            let older = try Self.compile(held.filter, collection: collection, document: "held.data")
-            let through = held.through.databaseValue
-            change = """
-                ((deleted = 0 AND \(matches.sql)) OR prior_version IS NULL
-                 OR (prior_version > 0 AND prior_version <= ? AND prior_data IS NOT NULL AND \(prior.sql))
-                 OR (prior_version > ? AND EXISTS (
-                     SELECT 1 FROM (SELECT h.data FROM record_history h
-                                    WHERE h.project = records.project AND h.collection = records.collection AND h.id = records.id
-                                    AND h.version <= ? ORDER BY h.version DESC LIMIT 1) held
-                     WHERE held.data IS NOT NULL AND \(older.sql))))
-                """
-            changeArguments = matches.arguments + [through] + prior.arguments + [through, through] + older.arguments
-        }
-        if let high = snapshotHigh {
-            // Up to the snapshot's high mark only live records in the window; every change after it.
-            let window = selection.window == nil ? matches : try Self.compile(selection.window, collection: collection, document: "data")
-            sql += " AND ((version <= ? AND deleted = 0 AND \(window.sql)) OR (version > ? AND \(change)))"
-            arguments += [high.databaseValue] + window.arguments + [high.databaseValue] + changeArguments
-        } else {
-            sql += " AND \(change)"
-            arguments += changeArguments
-        }
-        sql += " ORDER BY version LIMIT ?"
-        arguments.append((limit + 1).databaseValue)
-        let statementSQL = sql
-        let statementArguments = StatementArguments(arguments)
+        let statement = try FeedStatement(
+            project: project, collection: collection, since: since, snapshotHigh: snapshotHigh, limit: limit, selection: selection,
+            dialect: SQLiteRecordsDialect())
+        let statementSQL = statement.sql
+        let statementArguments = StatementArguments(statement.arguments.map(\.databaseValue))
         return try await pool.read { db in
             var rows: [FeedRow] = []
             rows.reserveCapacity(min(limit, 10_000))
@@ -121,9 +86,7 @@ extension SQLiteStorage {
     /// record's own `data` is read through `rule_data` first for the fields data rules compare (``RuleFields``).
     static func compile(_ filter: Filter?, collection: CollectionSchema, document: String) throws(ErrorBody) -> (sql: String, arguments: [DatabaseValue]) {
         guard let filter else { return ("1", []) }
-        let compiled = try FilterSQL.compile(
-            filter, collection: collection, dialect: .sqlite,
-            fieldExpression: RuleFields.reader(for: collection, document: document) { SQLiteDialect().jsonMember($0.name, of: $1) })
+        let compiled = try SQLiteRecordsDialect().compile(filter, collection: collection, document: document, firstPlaceholder: 1)
         return (compiled.sql, compiled.arguments.map(\.databaseValue))
     }
 

@@ -24,7 +24,7 @@ struct SchemaHistory: Sendable {
     /// the shape before them, so every read and write brings them to the current shape first (the steps are
     /// idempotent).
     var pendingSteps: [DataStep] {
-        guard let first = versions.firstIndex(where: { $0.migration.state == .pending || $0.migration.state == .running }) else { return [] }
+        guard let first = versions.firstIndex(where: \.migration.isUnfinished) else { return [] }
         return steps(after: versions[first].schema.number - 1)
     }
 

@@ -9,16 +9,16 @@ import Foundation
 /// pass again and only rewrites what is left.
 ///
 /// ```swift
-/// let migrated = try await SchemaMigrator(storage: storage, evolution: evolution, clock: clock).run(project: "field")
+/// let migrated = try await SchemaMigrator(storage: storage, evolution: evolution, clock: clock, commits: commits).run(project: "field")
 /// ```
 struct SchemaMigrator: Sendable {
     let storage: any ServerStorage
     let evolution: SchemaEvolution
     let clock: any WallClock
+    /// How each page commits (and is announced to live listeners).
+    let commits: RecordCommits
     /// Records per page.
     var pageSize = 500
-    /// Told of each page's changed collections, for live notices.
-    var changed: @Sendable (_ project: String, _ changes: [String: Int64]) async -> Void = { _, _ in }
 
     /// Who the rewritten records say changed them.
     static let user = "cairn"
@@ -30,7 +30,7 @@ struct SchemaMigrator: Sendable {
             throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
         }
         let versions = try await storage.schemaVersions(project: project)
-        let unfinished = versions.filter { $0.migration.state == .pending || $0.migration.state == .running }
+        let unfinished = versions.filter(\.migration.isUnfinished)
         guard let first = unfinished.first else { return 0 }
         let history = SchemaHistory(current: current, versions: versions)
         let steps = history.steps(after: first.schema.number - 1)
@@ -78,42 +78,19 @@ struct SchemaMigrator: Sendable {
     private func migrate(
         ids: [String], of collection: CollectionSchema, steps: [DataStep], through: Int64, project: String, schema: Schema
     ) async throws -> Int64 {
-        let now = clock.now()
-        let (count, changes) = try await storage.withProjectWriteTransaction(project: project) { transaction in
-            let snapshot = try await transaction.read(TransactionReads(records: [collection.name: ids]))
-            var writer = RecordWriter(transaction, head: snapshot.headVersion, user: Self.user, now: now, schema: schema)
+        try await commits.write(
+            project: project, reads: TransactionReads(records: [collection.name: ids]), user: Self.user, now: clock.now(), schema: schema
+        ) { snapshot, writer -> TransactionEnd<Int64> in
             var count: Int64 = 0
             for row in snapshot.records[collection.name] ?? [] where !row.deleted && row.version <= through {
                 let state = try StoredRecordState(row)
-                var data = state.record.data
-                var fieldVersions = state.fieldVersions
-                for step in steps {
-                    step.apply(to: &data)
-                    step.carry(&fieldVersions)
-                }
-                guard data != state.record.data else { continue }
-                _ = try await writer.write(collection: collection.name, id: row.id, data: data, previous: state, fieldVersions: fieldVersions)
+                let migrated = state.applying(steps)
+                guard migrated.record.data != state.record.data else { continue }
+                _ = try await writer.write(
+                    collection: collection.name, id: row.id, data: migrated.record.data, previous: state, fieldVersions: migrated.fieldVersions)
                 count += 1
             }
-            try await writer.finish()
-            return .commit((count, writer.changedCollections))
-        }
-        if !changes.isEmpty { await changed(project, changes) }
-        return count
-    }
-}
-
-extension DataStep {
-    /// Moves the field versions as the step moves the fields, so a migration is not a change of the fields for the
-    /// `merge-fields` policy: a renamed field keeps the version its value last changed at.
-    func carry(_ fieldVersions: inout [String: Int64]) {
-        switch kind {
-        case .rename(let from, let to):
-            if let version = fieldVersions.removeValue(forKey: from), fieldVersions[to] == nil { fieldVersions[to] = version }
-        case .drop(let field):
-            fieldVersions[field] = nil
-        case .convert, .fill:
-            return
-        }
+            return .commit(count)
+        }.value
     }
 }

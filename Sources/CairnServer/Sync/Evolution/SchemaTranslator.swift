@@ -32,27 +32,20 @@ struct SchemaTranslator: Sendable {
     func incoming(_ operation: SyncOperation) -> Result<SyncOperation, ErrorBody> {
         guard isOldBuild, var data = operation.data else { return .success(operation) }
         for step in forward where step.collection == operation.collection {
-            switch step.kind {
-            case .rename(let from, let to):
-                if let value = data.removeValue(forKey: from), data[to] == nil { data[to] = value }
-            case .convert(let field, let from, let to, let format):
-                guard let value = data[field], !value.isNull else { continue }
-                guard let converted = ValueConversion.convert(value, from: from, to: to, format: format) else {
-                    return .failure(.validation(
-                        "field \"\(field)\" of \(operation.collection) is now \(to.article) and \(value.kindName) cannot be converted to it",
-                        field: field))
-                }
-                data[field] = converted
-            case .drop(let field):
-                guard let value = data.removeValue(forKey: field) else { continue }
-                if !value.isNull && operation.op != .update {
-                    return .failure(ErrorBody(
-                        code: .incompatibleSchema,
-                        message: "field \"\(field)\" of \(operation.collection) was removed in schema version \(current.number); this change to it cannot be applied",
-                        details: ["collection": .string(operation.collection), "field": .string(field)]))
-                }
-            case .fill(let field, let value):
-                if operation.op == .create, data[field] == nil { data[field] = value }
+            // A declared value fills a new required field of a new record; a patch or update leaves it as stored.
+            if case .fill = step.kind, operation.op != .create { continue }
+            switch step.apply(to: &data) {
+            case .unconvertible(let field, let value, let type)?:
+                return .failure(.validation(
+                    "field \"\(field)\" of \(operation.collection) is now \(type.article) and \(value.kindName) cannot be converted to it",
+                    field: field))
+            case .dropped(let field)? where operation.op != .update:
+                return .failure(ErrorBody(
+                    code: .incompatibleSchema,
+                    message: "field \"\(field)\" of \(operation.collection) was removed in schema version \(current.number); this change to it cannot be applied",
+                    details: ["collection": .string(operation.collection), "field": .string(field)]))
+            case .dropped?, nil:
+                continue
             }
         }
         var translated = operation
@@ -78,11 +71,7 @@ struct SchemaTranslator: Sendable {
 
     /// The current names of the fields the build's schema declares in `collection`.
     private func knownFields(_ collection: String) -> Set<String> {
-        var names = Set(client?.collection(named: collection)?.fields.map(\.name) ?? [])
-        for step in forward where step.collection == collection {
-            if case .rename(let from, let to) = step.kind, names.remove(from) != nil { names.insert(to) }
-        }
-        return names
+        Set((client?.collection(named: collection)?.fields ?? []).map { DataStep.currentName(of: $0.name, in: collection, after: forward) })
     }
 
     /// Stored data (of `collection`) as the build knows it: pending steps applied, then the steps since the build's
@@ -117,23 +106,14 @@ struct SchemaTranslator: Sendable {
         case .or(let filters): return .or(filters.map { incoming($0, collection: collection) })
         case .not(let inner): return .not(incoming(inner, collection: collection))
         case .condition(let field, let op, let value):
-            var name = field
-            for step in forward where step.collection == collection {
-                if case .rename(let from, let to) = step.kind, name == from { name = to }
-            }
-            return .condition(field: name, op: op, value: value)
+            return .condition(field: DataStep.currentName(of: field, in: collection, after: forward), op: op, value: value)
         }
     }
 
     /// A stored record's state in the current shape: the pending steps applied to its data and field versions.
     func stored(_ state: StoredRecordState, collection: String) -> StoredRecordState {
         guard !state.record.deleted, pending.contains(where: { $0.collection == collection }) else { return state }
-        var shaped = state
-        for step in pending where step.collection == collection {
-            step.apply(to: &shaped.record.data)
-            step.carry(&shaped.fieldVersions)
-        }
-        return shaped
+        return state.applying(pending.filter { $0.collection == collection })
     }
 
     /// Whether any step touches `collection`.

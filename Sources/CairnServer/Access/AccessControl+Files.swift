@@ -10,8 +10,8 @@ extension AccessControl {
 
     /// ``mayRead(_:_:)`` with the project's schema already read.
     private func mayRead(_ file: StoredFile, _ caller: ProjectAccess, schema: Schema) async throws -> Bool {
-        if caller.role == .admin || file.isPublic || file.createdBy == caller.user { return true }
-        guard schema.collections.contains(where: { $0.rules?.read != nil }) else { return true }
+        if !caller.isBound || file.isPublic || file.createdBy == caller.user { return true }
+        guard schema.hasReadRules else { return true }
         return try await someLiveRecord(of: schema, holds: file, caller) { $0.read }
     }
 
@@ -32,9 +32,9 @@ extension AccessControl {
 
     /// The files among `ids` (of the caller's project) that the caller may not read; none for an unbound caller.
     func hiddenFiles(_ ids: [String], _ caller: ProjectAccess) async throws -> Set<String> {
-        guard caller.role != .admin, !ids.isEmpty else { return [] }
+        guard caller.isBound, !ids.isEmpty else { return [] }
         let schema = try await schema(caller)
-        guard schema.collections.contains(where: { $0.rules?.read != nil }) else { return [] }
+        guard schema.hasReadRules else { return [] }
         var hidden = Set<String>()
         for id in ids {
             guard let file = try await storage.file(id: id), file.project == caller.project else { continue }
@@ -55,9 +55,9 @@ extension AccessControl {
     /// bound member may change a file it uploaded, or one held by a live record it may write; a project without rules
     /// lets every writer change every file.
     func mayChange(_ file: StoredFile, _ caller: ProjectAccess) async throws -> Bool {
-        if caller.role == .admin || file.createdBy == caller.user { return true }
+        if !caller.isBound || file.createdBy == caller.user { return true }
         let schema = try await schema(caller)
-        guard schema.collections.contains(where: { $0.rules != nil }) else { return true }
+        guard schema.hasRules else { return true }
         return try await someLiveRecord(of: schema, holds: file, caller) { $0.write }
     }
 
@@ -74,7 +74,7 @@ extension AccessControl {
     /// must match the caller's write rule before and after. A record that does not exist yet passes (attaching to it
     /// fails later with `not_found`).
     func checkMayWrite(collection name: String, id: String, setting fields: [String: JSONValue], _ caller: ProjectAccess) async throws {
-        guard caller.role != .admin, let collection = try await schema(caller).collection(named: name),
+        guard caller.isBound, let collection = try await schema(caller).collection(named: name),
             let write = try await scope(caller, collection).write
         else { return }
         guard let row = try await storage.liveRow(project: caller.project, collection: collection, id: id) else { return }

@@ -7,11 +7,9 @@ extension AccessControl {
     @discardableResult
     func serverOperator(_ context: CairnRequestContext) async throws -> String {
         guard let identity = context.identity else { throw ErrorBody.unauthorized() }
-        let user = identity.user
-        // Operators sign in with Cairn's own tokens: an identity provider's `sub` is another namespace.
-        guard identity.family != nil, try await storage.isOperator(user: user) else {
-            throw ErrorBody.forbidden("The server's administration routes need a server operator; \(user) is not one")
+        guard try await isOperator(identity) else {
+            throw ErrorBody.forbidden("The server's administration routes need a server operator; \(identity.user) is not one")
         }
-        return user
+        return identity.user
     }
 }
