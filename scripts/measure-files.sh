@@ -4,15 +4,18 @@
 # Build first: swift build -c release --product cairn. Needs curl and GNU time (/usr/bin/time).
 set -e
 root="$(cd "$(dirname "$0")/.." && pwd)"
+source "$root/scripts/lib/stop_process.sh"
 C=${CAIRN:-$root/.build/release/cairn}
 D=$(mktemp -d); export CAIRN_PASSWORD=measure-password-123
+SERVER=""
+trap 'stop_process "$SERVER"; rm -rf "$D"' EXIT
+on_signals_exit
 $C admin --data $D/data add-project field >/dev/null
 $C admin --data $D/data add-user ada --password $CAIRN_PASSWORD >/dev/null
 $C admin --data $D/data grant ada --project field --role admin >/dev/null
 $C admin --data $D/data set-schema --project field $root/scripts/contract/schema.json >/dev/null
 $C serve --data $D/data --port 0 > $D/serve.log 2>&1 &
 SERVER=$!
-trap "kill $SERVER; rm -rf $D" EXIT
 for _ in $(seq 1 100); do
   PORT="$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' $D/serve.log | grep -oE '[0-9]+$' | head -1 || true)"
   [ -n "$PORT" ] && break

@@ -119,11 +119,13 @@ markers_on_disk("after downloads through the encrypted store")
 # A watcher holds the store open; a put wakes it; SIGKILL leaves the WAL behind.
 watcher = subprocess.Popen([cairn, "sync", "--watch", "--store", store, "--key-file", first_key], env=environment,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-time.sleep(2)
-run("put", "--store", store, collection, "outside-key-3", json.dumps({field: marker + " third"}), extra={"CAIRN_STORE_KEY": open(first_key).read().strip()})
-time.sleep(3)
-watcher.send_signal(signal.SIGKILL)
-watcher.wait()
+try:
+    time.sleep(2)
+    run("put", "--store", store, collection, "outside-key-3", json.dumps({field: marker + " third"}), extra={"CAIRN_STORE_KEY": open(first_key).read().strip()})
+    time.sleep(3)
+finally:  # also when the put failed: the watcher never outlives the check
+    watcher.send_signal(signal.SIGKILL)
+    watcher.wait()
 if not os.path.exists(store + "-wal"):
     fail("the killed watcher left no WAL to search")
 markers_on_disk("after a killed sync --watch left its WAL")

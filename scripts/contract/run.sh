@@ -4,6 +4,7 @@
 # against the served OpenAPI document. Exits non-zero on any finding.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$root/scripts/lib/stop_process.sh"
 here="$root/scripts/contract"
 cairn="${CAIRN:-$root/.build/debug/cairn}"
 venv="${CAIRN_CONTRACT_VENV:-$root/.build-schemathesis}"
@@ -19,10 +20,11 @@ data="$(mktemp -d)"
 log="$data/serve.log"
 server=""
 cleanup() {
-  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  stop_process "$server"
   rm -rf "$data"
 }
 trap cleanup EXIT
+on_signals_exit
 
 export CAIRN_PASSWORD="contract-check-password"
 "$cairn" admin --data "$data" add-project field >/dev/null

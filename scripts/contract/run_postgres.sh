@@ -4,6 +4,7 @@
 # clients against one instance and the cross-instance checks against both, then schemathesis against the second.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$root/scripts/lib/stop_process.sh"
 here="$root/scripts/contract"
 cairn="${CAIRN:-$root/.build/debug/cairn}"
 venv="${CAIRN_CONTRACT_VENV:-$root/.build-schemathesis}"
@@ -17,11 +18,12 @@ if [ "$(id -u)" = 0 ]; then chown postgres "$work"; as_postgres=(runuser -u post
 pg_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 servers=()
 cleanup() {
-  for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  for pid in "${servers[@]}"; do stop_process "$pid"; done
   "${as_postgres[@]}" "$bin/pg_ctl" -D "$work/data" -m immediate -w stop >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
+on_signals_exit
 "${as_postgres[@]}" "$bin/initdb" -D "$work/data" -U cairn -A trust -E UTF8 --no-sync >"$work/initdb.log"
 "${as_postgres[@]}" "$bin/pg_ctl" -D "$work/data" -l "$work/pg.log" -w \
   -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null

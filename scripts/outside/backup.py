@@ -23,7 +23,7 @@ import urllib.error
 import urllib.request
 import uuid
 
-from live_server import call, check, serve
+from live_server import call, check, serve, stop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -88,8 +88,9 @@ class Writers:
         self.files = []     # (acknowledged at, id, bytes)
         self.errors = []
         self.stopping = threading.Event()
-        self.threads = [threading.Thread(target=self.write_records, args=(n,)) for n in range(2)]
-        self.threads.append(threading.Thread(target=self.write_files))
+        # Daemon threads, and told to stop in `main`'s `finally` too, so that a failed step never leaves them writing.
+        self.threads = [threading.Thread(target=self.write_records, args=(n,), daemon=True) for n in range(2)]
+        self.threads.append(threading.Thread(target=self.write_files, daemon=True))
 
     def start(self):
         for thread in self.threads:
@@ -135,7 +136,7 @@ def main():
         raise SystemExit("FAILED: no cairn binary at %s (build it, or pass its path)" % CAIRN)
     started = time.monotonic()
     work = tempfile.mkdtemp(prefix="cairn-backup-")
-    process = None
+    process = writers = None
     try:
         data, backup, restored = (os.path.join(work, name) for name in ("data", "backup", "restored"))
 
@@ -196,8 +197,7 @@ def main():
               "GET /v1/admin/backups lists the backup with its sizes", backup, backups)
         status, _ = call(base, "GET", "/v1/admin/backups", ana)
         check(status == 403, "a writer may not list backups", 403, status)
-        process.terminate()
-        process.wait(timeout=30)
+        stop(process)
         process = None
 
         print("== refusals, then cairn admin restore into a new data directory")
@@ -230,9 +230,9 @@ def main():
               "the restored server lists the backup it came from", backup, backups)
         print("all backup checks passed in %.1f s" % (time.monotonic() - started))
     finally:
-        if process is not None:
-            process.terminate()
-            process.wait()
+        if writers is not None:
+            writers.stopping.set()
+        stop(process)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -35,7 +35,7 @@ from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
 
 import live_server
-from live_server import call, check, serve
+from live_server import call, check, serve, stop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -355,11 +355,11 @@ def main():
         console.no_alert()
         print("ok: the console checks passed; screenshots in " + shots)
     finally:
-        if console:
-            console.quit()
-        if process:
-            process.terminate()
-            process.wait()
+        try:
+            if console:
+                console.quit()
+        finally:
+            stop(process)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -146,8 +146,21 @@ def serve(work, data, *flags):
         if process.poll() is not None:
             break
         time.sleep(0.1)
+    stop(process)
     log.seek(0)
     raise SystemExit("FAILED: cairn serve did not start:\n" + log.read())
+
+
+def stop(process):
+    """SIGTERM, up to 15 s to exit, then SIGKILL; nothing for a process that already ended."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def check(condition, what):
@@ -268,8 +281,7 @@ def main():
         check(status == 200 and answer["user"]["name"] == "alice", "alice from 127.0.0.1 still signs in (200, got %d)" % status)
 
         print("== a JWKS file")
-        process.terminate()
-        process.wait()
+        stop(process)
         processes.remove(process)
         keys = os.path.join(work, "jwks.json")
         with open(keys, "w") as file:
@@ -278,8 +290,7 @@ def main():
         processes.append(process)
         status, _ = call(base, "GET", "/v1/projects/field/collections/jobs/changes", token(claims(), ed))
         check(status == 200, "an EdDSA token checked against a JWKS file pulls (200, got %d)" % status)
-        process.terminate()
-        process.wait()
+        stop(process)
         processes.remove(process)
         with open(keys, "w") as file:
             json.dump({"keys": [{"kty": "oct", "kid": "h", "k": b64url(b"a shared secret")}]}, file)
@@ -292,8 +303,7 @@ def main():
         print("identity provider check: all passed")
     finally:
         for process in processes:
-            process.terminate()
-            process.wait()
+            stop(process)
         shutil.rmtree(work, ignore_errors=True)
 
 

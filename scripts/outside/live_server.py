@@ -2,10 +2,13 @@
 
 Python's standard library only. The checks import it from their own folder:
 
-    from live_server import call, check, serve
+    from live_server import call, check, serve, stop
     process, base = serve(cairn, work, data)
-    status, answer = call(base, "GET", "/health")
-    check(status == 200, "the server answers", 200, status)
+    try:
+        status, answer = call(base, "GET", "/health")
+        check(status == 200, "the server answers", 200, status)
+    finally:
+        stop(process)
 """
 import json
 import os
@@ -52,6 +55,19 @@ def run_admin(cairn, data, *args):
     return done.stdout
 
 
+def stop(process, timeout=15):
+    """Ends a process this check started, also when a step failed: SIGTERM, up to `timeout` seconds to exit, then
+    SIGKILL. Does nothing for None or a process that already ended."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -75,7 +91,6 @@ def serve(cairn, work, data):
         except (urllib.error.URLError, ConnectionError, OSError):
             pass
         time.sleep(0.1)
-    process.terminate()
-    process.wait()
+    stop(process)
     log.seek(0)
     raise SystemExit("FAILED: cairn serve did not answer /health on %s:\n%s" % (base, log.read()))

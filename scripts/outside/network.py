@@ -32,7 +32,7 @@ import threading
 import time
 import urllib.request
 
-from live_server import call, check, serve
+from live_server import call, check, serve, stop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PASSWORD = "an outside password"
@@ -274,9 +274,7 @@ def main():
     finally:
         if proxy:
             proxy.close()
-        if server:
-            server.terminate()
-            server.wait()
+        stop(server)
         shutil.rmtree(work, ignore_errors=True)
 
 

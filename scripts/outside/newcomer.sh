@@ -5,37 +5,41 @@
 # them (each through another instance) from where they were. Exits non-zero at the first step that disagrees.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$root/scripts/lib/stop_process.sh"
 cairn="${CAIRN:-$root/.build/debug/cairn}"
 work="$(mktemp -d)"
 servers=()
 as_postgres=()
 bin=""
 cleanup() {
-  for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  for pid in "${servers[@]}"; do stop_process "$pid"; done
   if [ -n "$bin" ] && [ -d "$work/pg" ]; then
     "${as_postgres[@]}" "$bin/pg_ctl" -D "$work/pg" -m immediate -w stop >/dev/null 2>&1 || true
   fi
   rm -rf "$work"
 }
 trap cleanup EXIT
+on_signals_exit
 step() { echo "== $*"; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-# Starts `cairn serve ARGS...` on a free port and prints its base URL once it listens.
+# serve NAME ARGS...: starts `cairn serve ARGS...` on a free port and sets the variable NAME to its base URL once it
+# listens. It runs in this shell, never in a `$(...)` subshell, so that `servers` holds the PID for the exit trap.
 serve() {
+  local name=$1; shift
   local log="$work/serve-$RANDOM.log"
   "$cairn" serve --host 127.0.0.1 --port 0 "$@" >"$log" 2>&1 &
   servers+=($!)
   for _ in $(seq 1 150); do
     local port
     port="$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$log" | grep -oE '[0-9]+$' | head -1 || true)"
-    if [ -n "$port" ]; then echo "http://127.0.0.1:$port"; return; fi
+    if [ -n "$port" ]; then printf -v "$name" '%s' "http://127.0.0.1:$port"; return; fi
     sleep 0.1
   done
   cat "$log" >&2; fail "cairn serve $* did not report its port"
 }
 stop_servers() {
-  for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  for pid in "${servers[@]}"; do stop_process "$pid"; done
   servers=()
 }
 ids() { "$cairn" query --store "$1" "SELECT id, status FROM inspections ORDER BY id"; }
@@ -56,7 +60,7 @@ JSON
 "$cairn" admin --data "$data" add-user alice --password "$CAIRN_PASSWORD" >/dev/null
 "$cairn" admin --data "$data" grant alice --project field --role writer >/dev/null
 "$cairn" admin --data "$data" set-schema --project field "$work/schema.json" >/dev/null
-base="$(serve --data "$data")"
+serve base --data "$data"
 
 step "two stores write offline and sync through it"
 a="$work/a.sqlite"; b="$work/b.sqlite"
@@ -109,8 +113,8 @@ url="postgres://cairn@127.0.0.1:$pg_port/cairn?sslmode=disable"
 tail -1 "$work/migrate.log"
 
 step "two instances on PostgreSQL; each store goes on through another one"
-first="$(serve --postgres "$url")"
-second="$(serve --postgres "$url")"
+serve first --postgres "$url"
+serve second --postgres "$url"
 "$cairn" put --store "$a" inspections insp-3 '{"site": "Dock 9", "status": "open"}'
 "$cairn" sync --store "$a" --server "$first" >/dev/null
 "$cairn" sync --store "$b" --server "$second" >/dev/null

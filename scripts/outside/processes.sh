@@ -7,16 +7,18 @@
 # that disagrees.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$root/scripts/lib/stop_process.sh"
 cairn="${CAIRN:-$root/.build/debug/cairn}"
 work="$(mktemp -d)"
 server=""
 watchers=()
 cleanup() {
-  for pid in "${watchers[@]}"; do kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  for pid in "${watchers[@]}"; do stop_process "$pid" KILL; done
+  stop_process "$server"
   rm -rf "$work"
 }
 trap cleanup EXIT
+on_signals_exit
 step() { echo "== $*"; }
 fail() { echo "FAILED: $*" >&2; for log in "$work"/*.log; do echo "--- $log" >&2; tail -20 "$log" >&2; done; exit 1; }
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-from live_server import call, check, serve
+from live_server import call, check, serve, stop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -124,9 +124,7 @@ def main():
         status, page = call(base, "GET", "/v1/projects/field/collections/jobs/changes", tokens["accessToken"], query={"limit": "1"})
         check(page.get("total") == 4 and page["hasMore"], "total is 4 on the first page of 1", got=page)
     finally:
-        if server:
-            server.terminate()
-            server.wait(timeout=30)
+        stop(server)
         shutil.rmtree(work, ignore_errors=True)
     print("queue and online queries: all checks passed")
 

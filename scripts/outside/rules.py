@@ -19,7 +19,7 @@ import tempfile
 import time
 
 import live_server
-from live_server import call, check, serve
+from live_server import call, check, serve, stop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -271,9 +271,7 @@ def main():
               {"read": read, "write": write}, {"read": printed.get("read"), "write": printed.get("write")})
         print("data rules check: all passed in %.1f s" % (time.monotonic() - started))
     finally:
-        if process is not None:
-            process.terminate()
-            process.wait()
+        stop(process)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-from live_server import call, check, serve
+from live_server import call, check, serve, stop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -145,9 +145,7 @@ def main():
         cairn("sync", "--store", old)
         check(records(old)["j-1"].get("rating") == 9, "and the updated store, remembering 2, now holds rating", got=records(old))
     finally:
-        if server:
-            server.terminate()
-            server.wait(timeout=30)
+        stop(server)
         shutil.rmtree(work, ignore_errors=True)
     print("schema evolution: all checks passed")
 

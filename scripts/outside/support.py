@@ -20,7 +20,7 @@ import tempfile
 import time
 import uuid
 
-from live_server import call, check, serve
+from live_server import call, check, serve, stop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -148,9 +148,7 @@ def main():
         check(page["items"] == [], "no client is left", [], page)
         print("support check: all passed in %.1f s" % (time.monotonic() - started))
     finally:
-        if process is not None:
-            process.terminate()
-            process.wait()
+        stop(process)
         shutil.rmtree(work, ignore_errors=True)
 
 
