@@ -8,7 +8,7 @@ struct CairnCommand: AsyncParsableCommand {
         commandName: "cairn",
         abstract: "Cairn: offline-first data sync for Swift apps, with a server you run yourself.",
         discussion: """
-            Start with `cairn demo` to watch two offline clients write, sync, conflict and converge.
+            Start with `cairn demo` to watch two offline clients write, sync, conflict and converge. \
             Run a server with `cairn serve --data ./cairn-data`, and set it up with `cairn admin`.
             """,
         version: CairnVersion.release,

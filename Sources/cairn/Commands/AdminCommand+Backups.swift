@@ -42,7 +42,8 @@ extension AdminCommand {
                 before the backup go on from their cursors; writes made after it are not in it.
 
                 Example:
-                  cairn admin --data ./cairn-data-restored restore --from /backups/cairn-2026-11-24
+                  cairn admin --data ./cairn-data-restored restore \\
+                    --from /backups/cairn-2026-11-24
                   cairn serve --data ./cairn-data-restored
                 """)
         @OptionGroup var options: AdminOptions

@@ -10,7 +10,7 @@ extension AdminCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove-client",
             abstract: "Remove a client (an app on a device) from a project: it is no longer listed, and its diagnostics go with it.",
-            discussion: "For a device that is lost or retired. Example: cairn admin remove-client --project field c-5e2a9c41-...")
+            discussion: "For a device that is lost or retired.\n\nExample:\n  cairn admin remove-client --project field c-5e2a9c41-...")
         @OptionGroup var options: AdminOptions
         @Option(name: .long, help: "The project.")
         var project: String
@@ -29,7 +29,7 @@ extension AdminCommand {
         static let configuration = CommandConfiguration(
             commandName: "diagnostics",
             abstract: "Print the latest diagnostics report a client uploaded (cairn diagnostics --upload, client.uploadDiagnostics()).",
-            discussion: "Example: cairn admin diagnostics --project field --client c-5e2a9c41-...")
+            discussion: "Example:\n  cairn admin diagnostics --project field --client c-5e2a9c41-...")
         @OptionGroup var options: AdminOptions
         @Option(name: .long, help: "The project.")
         var project: String

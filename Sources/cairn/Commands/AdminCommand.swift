@@ -28,17 +28,21 @@ struct AdminCommand: AsyncParsableCommand {
         commandName: "admin",
         abstract: "Manage a server's projects, users, roles and schemas directly in its data directory or PostgreSQL database.",
         discussion: """
-            No server needs to run. With --postgres URL (or CAIRN_POSTGRES_URL) instead of --data, the same commands manage
-            a server whose state is in PostgreSQL. Example:
+            No server needs to run. With --postgres URL (or CAIRN_POSTGRES_URL) instead of --data, the same commands manage \
+            a server whose state is in PostgreSQL.
+
+            Example:
               cairn admin --data ./cairn-data add-project field
               cairn admin --data ./cairn-data add-user alice --password 'a long password'
               cairn admin --data ./cairn-data grant alice --project field --role writer
               cairn admin --data ./cairn-data set-schema --project field schema.json
               cairn admin --data ./cairn-data schema diff --project field schema.json
               cairn admin --data ./cairn-data schema status --project field
-              cairn admin --data ./cairn-data limits --project field --file-bytes 52428800 --project-bytes 10737418240
+              cairn admin --data ./cairn-data limits --project field \\
+                --file-bytes 52428800 --project-bytes 10737418240
               cairn admin --data ./cairn-data list-clients --project field --behind 1000
-              cairn admin --data ./cairn-data diagnostics --project field --client c-5e2a9c41-...
+              cairn admin --data ./cairn-data diagnostics --project field \\
+                --client c-5e2a9c41-...
               cairn admin --data ./cairn-data remove-client --project field c-5e2a9c41-...
               cairn admin --data ./cairn-data backup --to /backups/cairn-2026-11-24
             """,
@@ -56,12 +60,13 @@ struct AdminCommand: AsyncParsableCommand {
             commandName: "migrate",
             abstract: "Copy a server's whole state, files included, from its data directory into PostgreSQL.",
             discussion: """
-                Versions, cursors, tokens and clients are kept: apps go on syncing from where they were, without a new
-                snapshot, once they reach the PostgreSQL servers. Stop the server that uses the data directory first,
+                Versions, cursors, tokens and clients are kept: apps go on syncing from where they were, without a new \
+                snapshot, once they reach the PostgreSQL servers. Stop the server that uses the data directory first, \
                 and start the PostgreSQL servers after. An interrupted run can be run again: it goes on where it stopped.
 
                 Example:
-                  cairn admin migrate --from-data ./cairn-data --to-postgres postgres://cairn@db.internal/cairn
+                  cairn admin migrate --from-data ./cairn-data \\
+                    --to-postgres postgres://cairn@db.internal/cairn
                 """)
         @Option(name: .customLong("from-data"), help: "The data directory of the server to move.")
         var fromData: String
@@ -149,15 +154,16 @@ struct AdminCommand: AsyncParsableCommand {
             commandName: "set-schema",
             abstract: "Set a project's schema from a JSON file: additive changes, or breaking ones with their migration steps.",
             discussion: """
-                The file holds {"collections": [{"name", "fields": [{"name", "type", "required"?}], "indexes", "conflictPolicy"}],
-                "migrations"?: [...]} as PROTOCOL.md describes. Field types: string, integer, number, boolean, datetime, json, file.
-                Each schema set gets the next number. A breaking change (a removed, renamed or retyped field, a removed
+                The file holds {"collections": [{"name", "fields": [{"name", "type", "required"?}], "indexes", "conflictPolicy"}], \
+                "migrations"?: [...]} as PROTOCOL.md describes. Field types: string, integer, number, boolean, datetime, json, file. \
+                Each schema set gets the next number. A breaking change (a removed, renamed or retyped field, a removed \
                 collection, a new required field, a tighter conflict policy) is refused unless "migrations" declares its steps:
                   {"collection": "jobs", "rename": {"from": "score", "to": "rating"}}
                   {"collection": "jobs", "convert": {"field": "count", "to": "number"}}
                   {"collection": "jobs", "drop": {"field": "legacy"}}
                   {"collection": "jobs", "fill": {"field": "priority", "value": 0}}
-                The stored records are then migrated before the command returns. --minimum-version N refuses app builds
+
+                The stored records are then migrated before the command returns. --minimum-version N refuses app builds \
                 made for an older schema number (426 upgrade_required); without a file it changes only that.
                 """)
         @OptionGroup var options: AdminOptions

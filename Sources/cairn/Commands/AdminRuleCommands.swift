@@ -19,9 +19,12 @@ extension AdminCommand {
             commandName: "set-claims",
             abstract: "Set the claims a member's data rules read as claims.NAME (for users who sign in with a Cairn password).",
             discussion: """
-                JSON is an object; {} clears the claims. Users who sign in through an identity provider bring their own
-                claims in their token. Example:
-                  cairn admin --data ./cairn-data set-claims ana --project field '{"regions": ["north", "east"]}'
+                JSON is an object; {} clears the claims. Users who sign in through an identity provider bring their own \
+                claims in their token.
+
+                Example:
+                  cairn admin --data ./cairn-data set-claims ana \\
+                    --project field '{"regions": ["north", "east"]}'
                 """)
         @OptionGroup var options: AdminOptions
         @Argument(help: "The member.")
@@ -62,9 +65,12 @@ extension AdminCommand {
             commandName: "explain",
             abstract: "Say whether a user can read and write a record, and which rule and condition decide.",
             discussion: """
-                Prints the user's role and claims, then each rule's verdict, the conditions with the user's values, and the
-                ones that decide. --json prints the same as GET /v1/projects/P/explain. Example:
-                  cairn admin --data ./cairn-data explain --project field --user ana --collection jobs --id j-1
+                Prints the user's role and claims, then each rule's verdict, the conditions with the user's values, and the \
+                ones that decide. --json prints the same as GET /v1/projects/P/explain.
+
+                Example:
+                  cairn admin --data ./cairn-data explain --project field \\
+                    --user ana --collection jobs --id j-1
                 """)
         @OptionGroup var options: AdminOptions
         @Option(name: .long, help: "The project.")

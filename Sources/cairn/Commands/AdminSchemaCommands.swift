@@ -15,7 +15,7 @@ extension AdminCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Print what setting a schema file would change, and whether it is breaking.",
                 discussion: """
-                    Each change is listed as additive, breaking (declared by a migration step) or breaking and MISSING a step.
+                    Each change is listed as additive, breaking (declared by a migration step) or breaking and MISSING a step. \
                     Exits with status 1 when set-schema would refuse the file.
                     """)
             @OptionGroup var options: AdminOptions

@@ -23,12 +23,13 @@ struct SyncBenchCommand: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Measure sync throughput against a server on loopback (build with -c release for real figures).",
         discussion: """
-            Starts `cairn serve` as a child process with a temporary data directory, pushes --records records of
-            about 500 bytes in batches, pulls them back in pages, then times small incremental pulls: through the
-            SDK with plain JSON, then again with gzip. Every rate is printed beside SQLite's own insert of the same
+            Starts `cairn serve` as a child process with a temporary data directory, pushes --records records of \
+            about 500 bytes in batches, pulls them back in pages, then times small incremental pulls: through the \
+            SDK with plain JSON, then again with gzip. Every rate is printed beside SQLite's own insert of the same \
             rows, measured in the same run. With --json the last line is one JSON object with the figures.
 
-            Example: swift run -c release cairn bench --records 100000 --json
+            Example:
+              swift run -c release cairn bench --records 100000 --json
             """)
 
     @Option(name: .long, help: "How many records to push and pull.")
@@ -63,14 +64,16 @@ struct NetworkBenchCommand: AsyncParsableCommand {
         commandName: "network",
         abstract: "Measure a first sync over a slow link: bytes on the wire, time, and the time the link needs for them.",
         discussion: """
-            Starts `cairn serve` on loopback with --records records of varied field notes (about 500 bytes each), then
-            runs first syncs into fresh stores through a proxy shaped like --link: RATE[/UPRATE],LATENCY[,loss=PERCENT],
-            the latency a round trip (20mbit,60ms: 20 Mbit/s each way, 30 ms each way). Each round syncs once with gzip
-            and once without, alternating which goes first. It prints the bytes each way, the time, and the ideal time:
-            the bytes at the link's rate plus the round trips the protocol cannot overlap (the handshake, each request
+            Starts `cairn serve` on loopback with --records records of varied field notes (about 500 bytes each), then \
+            runs first syncs into fresh stores through a proxy shaped like --link: RATE[/UPRATE],LATENCY[,loss=PERCENT], \
+            the latency a round trip (20mbit,60ms: 20 Mbit/s each way, 30 ms each way). Each round syncs once with gzip \
+            and once without, alternating which goes first. It prints the bytes each way, the time, and the ideal time: \
+            the bytes at the link's rate plus the round trips the protocol cannot overlap (the handshake, each request \
             that is not a page, each collection's first page). With --json the last line is one JSON object of medians.
 
-            Example: swift run -c release cairn bench network --link 20mbit,60ms --records 100000 --json
+            Example:
+              swift run -c release cairn bench network --link 20mbit,60ms \\
+                --records 100000 --json
             """)
 
     @Option(name: .long, help: "The link: RATE[/UPRATE],LATENCY[,loss=PERCENT], such as 20mbit,60ms or 5mbit/1mbit,150ms.")
@@ -103,11 +106,13 @@ struct TransportsBenchCommand: AsyncParsableCommand {
         commandName: "transports",
         abstract: "Measure the SDK's HTTP transports side by side: push, pull, and a large file's upload and download.",
         discussion: """
-            Starts `cairn serve` on loopback and, with each transport in turn (alternating order round by round),
-            pushes --records records, pulls as many into a fresh store, uploads a --file-megabytes file and downloads
+            Starts `cairn serve` on loopback and, with each transport in turn (alternating order round by round), \
+            pushes --records records, pulls as many into a fresh store, uploads a --file-megabytes file and downloads \
             it into a fresh store's cache. Prints one table of medians; with --json the last line is one JSON object.
 
-            Example: swift run -c release cairn bench transports --records 50000 --file-megabytes 200 --json
+            Example:
+              swift run -c release cairn bench transports --records 50000 \\
+                --file-megabytes 200 --json
             """)
 
     @Option(name: .long, help: "The transports to measure, comma-separated (asynchttpclient, urlsession); all built in by default.")
@@ -152,12 +157,13 @@ struct RulesBenchCommand: AsyncParsableCommand {
         commandName: "rules",
         abstract: "Measure what data rules cost a pull (build with -c release for real figures).",
         discussion: """
-            Loads the same records into a collection without rules and one with a read rule, then pulls them into fresh
-            stores through the SDK: without rules, with a rule that matches every record for the user, and for a user
-            whose rule matches 1%. The three alternate for --rounds rounds; the figures are medians. With --json the
+            Loads the same records into a collection without rules and one with a read rule, then pulls them into fresh \
+            stores through the SDK: without rules, with a rule that matches every record for the user, and for a user \
+            whose rule matches 1%. The three alternate for --rounds rounds; the figures are medians. With --json the \
             last line is one JSON object with the figures.
 
-            Example: swift run -c release cairn bench rules --records 100000 --json
+            Example:
+              swift run -c release cairn bench rules --records 100000 --json
             """)
 
     @Option(name: .long, help: "How many records each collection holds.")
@@ -190,11 +196,12 @@ struct QueryBenchCommand: AsyncParsableCommand {
         commandName: "queries",
         abstract: "Measure local queries, full-text search and JSON caches beside raw GRDB (no server needed).",
         discussion: """
-            Fills local-only collections in a temporary store (and the same tables in a plain GRDB database), then
-            times indexed equality and range lookups, full-text searches, and caching JSON entries. Medians of 200
+            Fills local-only collections in a temporary store (and the same tables in a plain GRDB database), then \
+            times indexed equality and range lookups, full-text searches, and caching JSON entries. Medians of 200 \
             runs. With --json the last line is one JSON object with the figures.
 
-            Example: swift run -c release cairn bench queries --records 1000000 --json
+            Example:
+              swift run -c release cairn bench queries --records 1000000 --json
             """)
 
     @Option(name: .long, help: "Rows of the indexed collection.")
@@ -227,11 +234,12 @@ struct LiveBenchCommand: AsyncParsableCommand {
         commandName: "live",
         abstract: "Measure the time from a write on one client to its arrival on another, both running their scheduler.",
         discussion: """
-            Starts `cairn serve` on loopback and two clients running `run()` (push after the delay, pull on the
-            server's live notice), writes one record at a time on one and waits for it on the other. Prints the
+            Starts `cairn serve` on loopback and two clients running `run()` (push after the delay, pull on the \
+            server's live notice), writes one record at a time on one and waits for it on the other. Prints the \
             median and p99. With --json the last line is one JSON object with the figures.
 
-            Example: swift run -c release cairn bench live --writes 200 --push-delay-ms 1000
+            Example:
+              swift run -c release cairn bench live --writes 200 --push-delay-ms 1000
             """)
 
     @Option(name: .long, help: "How many writes to time.")
@@ -259,12 +267,14 @@ struct EncryptionBenchCommand: AsyncParsableCommand {
         commandName: "encryption",
         abstract: "Measure encrypted stores beside plaintext ones: initial pull, file download, indexed lookups, rekey.",
         discussion: """
-            Starts `cairn serve` with --pull-records records and pulls them into fresh stores, plaintext and encrypted
-            in turn (medians of --rounds); downloads a --file-megabytes file into such stores' file caches the same
-            way; fills two local stores with --lookup-records records and times indexed
+            Starts `cairn serve` with --pull-records records and pulls them into fresh stores, plaintext and encrypted \
+            in turn (medians of --rounds); downloads a --file-megabytes file into such stores' file caches the same \
+            way; fills two local stores with --lookup-records records and times indexed \
             lookups in each; then re-keys the encrypted one. With --json the last line is one JSON object.
 
-            Example: swift run -c release cairn bench encryption --pull-records 100000 --lookup-records 1000000 --json
+            Example:
+              swift run -c release cairn bench encryption \\
+                --pull-records 100000 --lookup-records 1000000 --json
             """)
 
     @Option(name: .long, help: "Records to pull from the server.")
@@ -298,11 +308,13 @@ struct BackendBenchCommand: AsyncParsableCommand {
         commandName: "backends",
         abstract: "Measure the server's push and pull on SQLite and on PostgreSQL in the same run.",
         discussion: """
-            Each round starts `cairn serve` on a fresh SQLite data directory and on the PostgreSQL database (a new
-            project there), in alternating order, pushes --records records in raw batches and pulls them back in
+            Each round starts `cairn serve` on a fresh SQLite data directory and on the PostgreSQL database (a new \
+            project there), in alternating order, pushes --records records in raw batches and pulls them back in \
             pages. Prints the medians of --rounds. The database gets one project per round: give it one of its own.
 
-            Example: swift run -c release cairn bench backends --postgres postgres://cairn@127.0.0.1/bench --json
+            Example:
+              swift run -c release cairn bench backends \\
+                --postgres postgres://cairn@127.0.0.1/bench --json
             """)
 
     @Option(name: .long, help: "The PostgreSQL database to fill (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE), or CAIRN_POSTGRES_URL.")
@@ -346,12 +358,14 @@ struct EventsBenchCommand: AsyncParsableCommand {
         commandName: "events",
         abstract: "Measure how many live-notice streams one server instance holds with a notice latency p99 under one second.",
         discussion: """
-            Starts `cairn serve` (SQLite, or PostgreSQL with --postgres), opens event streams in steps, and at each step
-            times --writes writes from the batch being sent to each stream receiving its notice. Stops at the first step
-            whose p99 reaches one second or that misses a notice. The streams are read in this process, on the same
+            Starts `cairn serve` (SQLite, or PostgreSQL with --postgres), opens event streams in steps, and at each step \
+            times --writes writes from the batch being sent to each stream receiving its notice. Stops at the first step \
+            whose p99 reaches one second or that misses a notice. The streams are read in this process, on the same \
             machine, so the figure is a floor.
 
-            Example: swift run -c release cairn bench events --steps 1000,2500,5000,7500,10000 --json
+            Example:
+              swift run -c release cairn bench events \\
+                --steps 1000,2500,5000,7500,10000 --json
             """)
 
     @Option(name: .long, help: "A PostgreSQL database for the server (or CAIRN_POSTGRES_URL); SQLite without it.")

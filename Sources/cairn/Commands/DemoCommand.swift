@@ -8,7 +8,7 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Run the whole Cairn story on this machine and check that every replica converges.",
         discussion: """
-            Starts a server on a free loopback port with a temporary data directory, then two field workers write
+            Starts a server on a free loopback port with a temporary data directory, then two field workers write \
             offline, sync, conflict and resolve. Exits 0 only when every replica matches the server.
             """)
 

@@ -11,12 +11,13 @@ struct FilesCommand: AsyncParsableCommand {
         commandName: "files",
         abstract: "Upload, list, download, inspect and delete files on a server.",
         discussion: """
-            Uploads go through a local store: they are queued there first, so an interrupted upload (a lost
-            connection, a killed process) resumes where it stopped on the next `cairn files upload` or `cairn sync`.
+            Uploads go through a local store: they are queued there first, so an interrupted upload (a lost \
+            connection, a killed process) resumes where it stopped on the next `cairn files upload` or `cairn sync`. \
             Progress shows as a bar on a terminal and as plain lines otherwise. The password comes from CAIRN_PASSWORD.
 
             Examples:
-              cairn files upload --store field.sqlite photo.jpg --type image/jpeg --tag site-7 --attach notes/n-1/photo
+              cairn files upload --store field.sqlite photo.jpg \\
+                --type image/jpeg --tag site-7 --attach notes/n-1/photo
               cairn files list --store field.sqlite --tag site-7
               cairn files download --store field.sqlite 0b5e... --output photo.jpg
             """,
@@ -153,8 +154,8 @@ struct FilesDelete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete", abstract: "Delete a file (its bytes are removed on the server), offline too.",
         discussion: """
-            The deletion is queued in the local store with the patch that clears the record field (--detach), then
-            sent at once; offline it stays queued and the next `cairn sync` sends it. A file whose upload has not
+            The deletion is queued in the local store with the patch that clears the record field (--detach), then \
+            sent at once; offline it stays queued and the next `cairn sync` sends it. A file whose upload has not \
             completed is not sent at all: its upload is cancelled.
             """)
 

@@ -10,9 +10,9 @@ struct QueueCommand: AsyncParsableCommand {
         commandName: "queue",
         abstract: "List a local store's pending or failed changes, and cancel, retry or discard them (offline).",
         discussion: """
-            Prints {"status":"ok","result":{"pending":[...]}} (or "failed" with --failed), oldest first. --collection
-            and --id (repeatable) select operations, --newest-first and --limit order and cut the list. With --cancel
-            (pending), --retry or --discard (failed), every selected operation is acted on in one transaction and the
+            Prints {"status":"ok","result":{"pending":[...]}} (or "failed" with --failed), oldest first. \
+            --collection and --id (repeatable) select operations, --newest-first and --limit order and cut the list. With \
+            --cancel (pending), --retry or --discard (failed), every selected operation is acted on in one transaction and the \
             count is printed.
               cairn queue --store field.sqlite --failed --collection notes
               cairn queue --store field.sqlite --failed --collection notes --discard

@@ -8,21 +8,22 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run a Cairn sync server.",
         discussion: """
-            The server keeps its data (an SQLite database and a files folder) in --data, or everything in PostgreSQL
-            with --postgres, where several servers may share one database behind one address.
+            The server keeps its data (an SQLite database and a files folder) in --data, or everything in PostgreSQL \
+            with --postgres, where several servers may share one database behind one address. \
             Create projects and users first with `cairn admin --data DIR ...` (or `--postgres URL`).
 
-            Every option can also come from the environment: CAIRN_DATA, CAIRN_POSTGRES_URL, CAIRN_HOST, CAIRN_PORT,
-            CAIRN_TOMBSTONE_DAYS, CAIRN_PURGE_INTERVAL, CAIRN_ACCESS_TOKEN_MINUTES, CAIRN_LOG_LEVEL, CAIRN_DURABILITY,
+            Every option can also come from the environment: CAIRN_DATA, CAIRN_POSTGRES_URL, CAIRN_HOST, CAIRN_PORT, \
+            CAIRN_TOMBSTONE_DAYS, CAIRN_PURGE_INTERVAL, CAIRN_ACCESS_TOKEN_MINUTES, CAIRN_LOG_LEVEL, CAIRN_DURABILITY, \
             CAIRN_COMPRESSION, CAIRN_JWKS, CAIRN_JWT_ISSUER, CAIRN_JWT_AUDIENCE, CAIRN_JWT_ROLES_CLAIM. A flag wins over its variable.
 
-            With --jwks (and --jwt-issuer, --jwt-audience), users may also sign in with their company's identity
+            With --jwks (and --jwt-issuer, --jwt-audience), users may also sign in with their company's identity \
             provider: requests carry its JWT as `Authorization: Bearer <JWT>`, beside Cairn's own tokens.
 
             Example:
               cairn admin --data ./cairn-data add-project field
               cairn serve --data ./cairn-data --port 8080
-              CAIRN_POSTGRES_URL=postgres://cairn@db.internal/cairn CAIRN_HOST=0.0.0.0 cairn serve
+              CAIRN_POSTGRES_URL=postgres://cairn@db.internal/cairn \\
+                CAIRN_HOST=0.0.0.0 cairn serve
               cairn serve --jwks https://login.example.com/.well-known/jwks.json \\
                 --jwt-issuer https://login.example.com/ --jwt-audience cairn
             """)

@@ -9,13 +9,14 @@ struct StatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "Say whether a local store is up to date, waiting, retrying or stuck, and why (offline).",
         discussion: """
-            Prints the store's diagnostics: per collection its cursor, last pull and row count; the upload queue and
-            its oldest change; refused uploads and files with the server's errors; recent errors. With --json it
+            Prints the store's diagnostics: per collection its cursor, last pull and row count; the upload queue and \
+            its oldest change; refused uploads and files with the server's errors; recent errors. With --json it \
             prints the report as JSON, for a support ticket: it holds no record data and no secrets.
 
             Exits 0 when the store is up to date or waiting, 3 when it is retrying or stuck.
 
-            Example: cairn status --store field.sqlite
+            Example:
+              cairn status --store field.sqlite
             """)
 
     @OptionGroup var options: StoreOptions

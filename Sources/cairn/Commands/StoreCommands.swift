@@ -58,12 +58,13 @@ struct SyncCommand: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Upload a local store's pending changes, then download the server's changes.",
         discussion: """
-            The first sync needs --server, --project and --user; the store remembers them.
-            The password is read from the CAIRN_PASSWORD environment variable.
+            The first sync needs --server, --project and --user; the store remembers them. \
+            The password is read from the CAIRN_PASSWORD environment variable. \
             With --watch it keeps running, printing each sync, until Ctrl-C.
 
             Example:
-              CAIRN_PASSWORD=... cairn sync --store field.sqlite --server http://127.0.0.1:8080 --project field --user alice
+              CAIRN_PASSWORD=... cairn sync --store field.sqlite \\
+                --server http://127.0.0.1:8080 --project field --user alice
             """)
 
     @OptionGroup var options: StoreOptions
@@ -94,10 +95,14 @@ struct PutCommand: AsyncParsableCommand {
         commandName: "put",
         abstract: "Create or replace records in a local store, offline, and queue their upload.",
         discussion: #"""
-            Example: cairn put --store field.sqlite notes n-1 '{"title": "Check exits", "done": false}'
-            More records of the collection follow as ID JSON pairs. With --atomic they are one change set, which the
+            Example:
+              cairn put --store field.sqlite notes n-1 \
+                '{"title": "Check exits", "done": false}'
+
+            More records of the collection follow as ID JSON pairs. With --atomic they are one change set, which the \#
             server applies all or none (a refusal puts the whole set in the failed list as one entry):
-            cairn put --store field.sqlite --atomic notes n-1 '{"title": "a"}' n-2 '{"title": "b"}'
+              cairn put --store field.sqlite --atomic notes \
+                n-1 '{"title": "a"}' n-2 '{"title": "b"}'
             """#)
 
     @OptionGroup var options: StoreOptions
@@ -149,17 +154,19 @@ struct QueryCommand: AsyncParsableCommand {
         commandName: "query",
         abstract: "Query a local store, offline: read-only SQL, or a collection with the filter language.",
         discussion: """
-            With SQL, prints {"status":"ok","result":{"database":{"records":[...]}}}. A collection's table has the
+            With SQL, prints {"status":"ok","result":{"database":{"records":[...]}}}. A collection's table has the \
             collection's name; Cairn's own tables start with cairn_.
               cairn query --store field.sqlite "SELECT id, title FROM notes WHERE done = 0"
 
-            With --collection, runs the SDK's query: --where takes a filter as JSON (PROTOCOL.md's language, the
-            server's `where`), --search finds words in the collection's full-text fields (best first), --sort
-            FIELD, or --sort=-FIELD for descending (repeatable), --limit and --offset; --count prints only the number.
-              cairn query --store field.sqlite --collection notes --where '{"field":"done","op":"eq","value":false}' --sort=-due
+            With --collection, runs the SDK's query: --where takes a filter as JSON (PROTOCOL.md's language, the \
+            server's `where`), --search finds words in the collection's full-text fields (best first), \
+            --sort FIELD, or --sort=-FIELD for descending (repeatable), --limit and --offset; --count prints only the number.
+              cairn query --store field.sqlite --collection notes \\
+                --where '{"field":"done","op":"eq","value":false}' --sort=-due
 
             With --online, the same query runs on the server's current records instead (nothing is stored).
-              cairn query --store field.sqlite --collection notes --where '{"field":"done","op":"eq","value":false}' --online
+              cairn query --store field.sqlite --collection notes \\
+                --where '{"field":"done","op":"eq","value":false}' --online
             """)
 
     @OptionGroup var options: StoreOptions

@@ -8,13 +8,14 @@ struct StoreCommand: ParsableCommand {
         commandName: "store",
         abstract: "Encrypt, decrypt or re-key a local store (offline; close everything that has it open first).",
         discussion: """
-            The current passphrase comes from --key-file or CAIRN_STORE_KEY, as for sync; the new one from
-            --new-key-file. Each rewrites the store beside itself and renames it over the old file in one step, so an
+            The current passphrase comes from --key-file or CAIRN_STORE_KEY, as for sync; the new one from \
+            --new-key-file. Each rewrites the store beside itself and renames it over the old file in one step, so an \
             interrupted run leaves a store that opens with the old passphrase or the new one.
 
             Examples:
               cairn store encrypt --store field.sqlite --new-key-file new.key
-              cairn store rekey --store field.sqlite --key-file old.key --new-key-file new.key
+              cairn store rekey --store field.sqlite --key-file old.key \\
+                --new-key-file new.key
               cairn store decrypt --store field.sqlite --key-file old.key
             """,
         subcommands: [Encrypt.self, Rekey.self, Decrypt.self])

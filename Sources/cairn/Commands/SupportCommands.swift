@@ -9,12 +9,13 @@ struct DiagnosticsCommand: AsyncParsableCommand {
         commandName: "diagnostics",
         abstract: "Print a local store's diagnostics report, and with --upload send it to the server for support.",
         discussion: """
-            The report holds ids, counts, times and errors, never record data, tokens or keys; the uploaded copy
-            withholds file names too. The server keeps each client's latest report, and an operator or a project
-            admin reads it with `cairn admin diagnostics --project P --client ID` (or over
+            The report holds ids, counts, times and errors, never record data, tokens or keys; the uploaded copy \
+            withholds file names too. The server keeps each client's latest report, and an operator or a project \
+            admin reads it with `cairn admin diagnostics --project P --client ID` (or over \
             GET /v1/projects/P/clients/ID/diagnostics).
 
-            Example: CAIRN_PASSWORD=... cairn diagnostics --store field.sqlite --upload
+            Example:
+              CAIRN_PASSWORD=... cairn diagnostics --store field.sqlite --upload
             """)
 
     @OptionGroup var options: StoreOptions
@@ -46,11 +47,12 @@ struct UnregisterCommand: AsyncParsableCommand {
         commandName: "unregister",
         abstract: "Remove a local store's client from the server, so it no longer counts as a device of the project.",
         discussion: """
-            Queued changes and files are uploaded first; if any stay (offline, or refused by the server) nothing is
-            removed and it exits 1, unless --discard-pending drops them. With --delete-store the store and its files
+            Queued changes and files are uploaded first; if any stay (offline, or refused by the server) nothing is \
+            removed and it exits 1, unless --discard-pending drops them. With --delete-store the store and its files \
             are deleted too; without it the store stays, and its next sync registers it again as a new client.
 
-            Example: CAIRN_PASSWORD=... cairn unregister --store field.sqlite --delete-store
+            Example:
+              CAIRN_PASSWORD=... cairn unregister --store field.sqlite --delete-store
             """)
 
     @OptionGroup var options: StoreOptions
