@@ -29,20 +29,24 @@ extension AdminCommand {
         static let configuration = CommandConfiguration(
             commandName: "diagnostics",
             abstract: "Print the latest diagnostics report a client uploaded (cairn diagnostics --upload, client.uploadDiagnostics()).",
-            discussion: "Example:\n  cairn admin diagnostics --project field --client c-5e2a9c41-...")
+            discussion: """
+                With --json, prints {"client", "uploadedAt", "report"}.
+
+                Example:
+                  cairn admin diagnostics --project field --client c-5e2a9c41-...
+                """)
         @OptionGroup var options: AdminOptions
         @Option(name: .long, help: "The project.")
         var project: String
         @Option(name: .long, help: "The client id (see list-clients).")
         var client: String
-        @Flag(name: .long, help: "Print {\"client\", \"uploadedAt\", \"report\"} as JSON.")
-        var json = false
+        @OptionGroup var output: JSONOutputOption
 
         func run() async throws {
             let stored = try await CLIError.wrap("cannot read the diagnostics of client \(client) in \(project)") {
                 try await options.admin().diagnostics(project: project, clientID: client)
             }
-            if json {
+            if output.json {
                 print(String(decoding: try CairnJSON.encode(stored), as: UTF8.self))
                 return
             }

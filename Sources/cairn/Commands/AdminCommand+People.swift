@@ -32,15 +32,15 @@ extension AdminCommand {
 
     struct ListUsers: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list-users", abstract: "List the server's users, whether each is an operator, and their projects with roles.")
+            commandName: "list-users", abstract: "List the server's users, whether each is an operator, and their projects with roles.",
+            discussion: "With --json, one JSON document: {\"items\": [...], \"next\": null}.")
         @OptionGroup var options: AdminOptions
-        @Flag(name: .long, help: "Print one JSON document, {\"items\": [...], \"next\": null}.")
-        var json = false
+        @OptionGroup var output: JSONOutputOption
 
         func run() async throws {
             let admin = try await options.admin()
             let users = try await CLIError.wrap("cannot list users") { try await AdminList.all { try await admin.users(after: $0) } }
-            try AdminList.print(users, json: json, ["USER", "OPERATOR", "PROJECTS"]) { user in
+            try AdminList.print(users, json: output.json, ["USER", "OPERATOR", "PROJECTS"]) { user in
                 [user.name, user.isOperator ? "yes" : "no", user.projects.map { "\($0.name):\($0.role.rawValue)" }.joined(separator: ",")]
             }
         }
@@ -48,34 +48,35 @@ extension AdminCommand {
 
     struct ListProjects: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list-projects", abstract: "List the server's projects with when each was created, its members and its head version.")
+            commandName: "list-projects", abstract: "List the server's projects with when each was created, its members and its head version.",
+            discussion: "With --json, one JSON document: {\"items\": [...], \"next\": null}.")
         @OptionGroup var options: AdminOptions
-        @Flag(name: .long, help: "Print one JSON document, {\"items\": [...], \"next\": null}.")
-        var json = false
+        @OptionGroup var output: JSONOutputOption
 
         func run() async throws {
             let admin = try await options.admin()
             let projects = try await CLIError.wrap("cannot list projects") { try await AdminList.all { try await admin.projects(after: $0) } }
-            try AdminList.print(projects, json: json, ["PROJECT", "CREATED", "MEMBERS", "HEAD"]) { project in
+            try AdminList.print(projects, json: output.json, ["PROJECT", "CREATED", "MEMBERS", "HEAD"]) { project in
                 [project.name, RFC3339.string(from: project.createdAt), String(project.members), String(project.headVersion)]
             }
         }
     }
 
     struct ListMembers: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list-members", abstract: "List a project's members and their roles.")
+        static let configuration = CommandConfiguration(
+            commandName: "list-members", abstract: "List a project's members and their roles.",
+            discussion: "With --json, one JSON document: {\"items\": [...], \"next\": null}.")
         @OptionGroup var options: AdminOptions
         @Option(name: .long, help: "The project.")
         var project: String
-        @Flag(name: .long, help: "Print one JSON document, {\"items\": [...], \"next\": null}.")
-        var json = false
+        @OptionGroup var output: JSONOutputOption
 
         func run() async throws {
             let admin = try await options.admin()
             let members = try await CLIError.wrap("cannot list the members of \(project)") {
                 try await AdminList.all { try await admin.members(project: project, after: $0) }
             }
-            try AdminList.print(members, json: json, ["USER", "ROLE"]) { [$0.user, $0.role.rawValue] }
+            try AdminList.print(members, json: output.json, ["USER", "ROLE"]) { [$0.user, $0.role.rawValue] }
         }
     }
 
@@ -83,21 +84,24 @@ extension AdminCommand {
         static let configuration = CommandConfiguration(
             commandName: "list-clients",
             abstract: "List a project's clients (apps on devices): who, which app, when last seen, and how far behind.",
-            discussion: "BEHIND is how many versions the project's head is ahead of what the client last pulled to the end.")
+            discussion: """
+                BEHIND is how many versions the project's head is ahead of what the client last pulled to the end.
+
+                With --json, one JSON document: {"items": [...], "next": null}.
+                """)
         @OptionGroup var options: AdminOptions
         @Option(name: .long, help: "The project.")
         var project: String
         @Option(name: .long, help: "Only clients at least this many versions behind the project's head.")
         var behind: Int64 = 0
-        @Flag(name: .long, help: "Print one JSON document, {\"items\": [...], \"next\": null}.")
-        var json = false
+        @OptionGroup var output: JSONOutputOption
 
         func run() async throws {
             let admin = try await options.admin()
             let clients = try await CLIError.wrap("cannot list the clients of \(project)") {
                 try await AdminList.all { try await admin.clients(project: project, behind: behind, after: $0) }
             }
-            try AdminList.print(clients, json: json, ["CLIENT", "USER", "DEVICE", "APP", "REGISTERED", "LAST SEEN", "PULLED", "BEHIND"]) { client in
+            try AdminList.print(clients, json: output.json, ["CLIENT", "USER", "DEVICE", "APP", "REGISTERED", "LAST SEEN", "PULLED", "BEHIND"]) { client in
                 [
                     client.clientId, client.user, client.device ?? "-", client.app ?? "-", RFC3339.string(from: client.registeredAt),
                     RFC3339.string(from: client.lastSeenAt), String(client.lastPulledVersion), String(client.behind),

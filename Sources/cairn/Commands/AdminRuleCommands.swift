@@ -85,15 +85,14 @@ extension AdminCommand {
         var role: Role?
         @Option(name: .long, help: "Claims to use instead of the stored ones (an identity-provider user's token claims), as a JSON object.")
         var claims: String?
-        @Flag(name: .long, help: "Print JSON.")
-        var json = false
+        @OptionGroup var output: JSONOutputOption
 
         func run() async throws {
             let override = try claims.map { try AdminCommand.claims($0, what: "--claims") }
             let explanation = try await CLIError.wrap("cannot explain \(collection) \(id) for \(user)") {
                 try await options.admin().explain(project: project, user: user, collection: collection, id: id, role: role, claims: override)
             }
-            if json {
+            if output.json {
                 print(String(decoding: try CairnJSON.encode(explanation), as: UTF8.self))
                 return
             }

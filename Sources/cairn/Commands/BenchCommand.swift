@@ -41,8 +41,7 @@ struct SyncBenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Records per pulled page (the SDK's default).")
     var page: Int = CairnConfiguration.defaultPageSize
 
-    @Flag(name: .long, help: "End with one line of JSON holding the figures.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     func validate() throws {
         guard records > 0 else { throw ValidationError("--records must be positive") }
@@ -52,7 +51,7 @@ struct SyncBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let result = try await SyncBenchmark(records: records, batchSize: batch, pageSize: page) { print($0) }.run()
-        if json {
+        if output.json {
             print(JSONValue.object(result).jsonText())
         }
     }
@@ -85,8 +84,7 @@ struct NetworkBenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Rounds of one gzip and one plain sync each (the medians are reported).")
     var rounds: Int = 3
 
-    @Flag(name: .long, help: "End with one line of JSON holding the figures.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     func validate() throws {
         guard records > 0 else { throw ValidationError("--records must be positive") }
@@ -96,7 +94,7 @@ struct NetworkBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let result = try await NetworkBenchmark(records: records, link: try LinkProfile(parsing: link), rounds: rounds) { print($0) }.run()
-        if json { print(JSONValue.object(result).jsonText()) }
+        if output.json { print(JSONValue.object(result).jsonText()) }
     }
 }
 
@@ -127,8 +125,7 @@ struct TransportsBenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Rounds (the medians are reported).")
     var rounds: Int = 3
 
-    @Flag(name: .long, help: "End with one line of JSON holding the figures.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     var transports: [BenchTransport] {
         guard let transport else { return BenchTransport.available }
@@ -147,7 +144,7 @@ struct TransportsBenchCommand: AsyncParsableCommand {
         let result = try await CLIError.wrap("the benchmark failed") {
             try await TransportBenchmark(transports: transports, records: records, fileMegabytes: fileMegabytes, rounds: rounds) { print($0) }.run()
         }
-        if json { print(JSONValue.object(result).jsonText()) }
+        if output.json { print(JSONValue.object(result).jsonText()) }
     }
 }
 
@@ -175,8 +172,7 @@ struct RulesBenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Rounds of the three pulls.")
     var rounds: Int = 5
 
-    @Flag(name: .long, help: "End with one line of JSON holding the figures.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     func validate() throws {
         guard records >= 100 else { throw ValidationError("--records must be at least 100") }
@@ -186,7 +182,7 @@ struct RulesBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let result = try await RulesBenchmark(records: records, pageSize: page, rounds: rounds) { print($0) }.run()
-        if json { print(JSONValue.object(result).jsonText()) }
+        if output.json { print(JSONValue.object(result).jsonText()) }
     }
 }
 
@@ -213,8 +209,7 @@ struct QueryBenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "JSON entries to cache.")
     var cacheEntries: Int = 100_000
 
-    @Flag(name: .long, help: "End with one line of JSON holding the figures.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     func validate() throws {
         guard records >= 100, searchRecords > 0, cacheEntries > 0 else {
@@ -224,7 +219,7 @@ struct QueryBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let result = try await QueryBenchmark(records: records, searchRecords: searchRecords, cacheEntries: cacheEntries) { print($0) }.run()
-        if json { print(JSONValue.object(result).jsonText()) }
+        if output.json { print(JSONValue.object(result).jsonText()) }
     }
 }
 
@@ -248,8 +243,7 @@ struct LiveBenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The scheduler's push delay after a write, in milliseconds (the SDK's default is 1000).")
     var pushDelayMs: Int = 1000
 
-    @Flag(name: .long, help: "End with one line of JSON holding the figures.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     func validate() throws {
         guard writes > 0, pushDelayMs >= 0 else { throw ValidationError("--writes must be positive and --push-delay-ms not negative") }
@@ -257,7 +251,7 @@ struct LiveBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let result = try await LiveLatencyBenchmark(writes: writes, pushDelay: .milliseconds(pushDelayMs)) { print($0) }.run()
-        if json { print(JSONValue.object(result).jsonText()) }
+        if output.json { print(JSONValue.object(result).jsonText()) }
     }
 }
 
@@ -289,8 +283,7 @@ struct EncryptionBenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Rounds of each measure (the median is reported).")
     var rounds: Int = 3
 
-    @Flag(name: .long, help: "End with one line of JSON holding the figures.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     func validate() throws {
         guard pullRecords > 0, lookupRecords > 0, fileMegabytes > 0, rounds > 0 else { throw ValidationError("the counts must be positive") }
@@ -298,7 +291,7 @@ struct EncryptionBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let result = try await EncryptionBenchmark(pullRecords: pullRecords, lookupRecords: lookupRecords, fileMegabytes: fileMegabytes, rounds: rounds) { print($0) }.run()
-        if json { print(JSONValue.object(result).jsonText()) }
+        if output.json { print(JSONValue.object(result).jsonText()) }
     }
 }
 
@@ -332,8 +325,7 @@ struct BackendBenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Rounds (the medians are reported).")
     var rounds: Int = 3
 
-    @Flag(name: .long, help: "End with one line of JSON holding the figures.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     func validate() throws {
         guard records > 0, rounds > 0 else { throw ValidationError("--records and --rounds must be positive") }
@@ -348,7 +340,7 @@ struct BackendBenchCommand: AsyncParsableCommand {
         let result = try await CLIError.wrap("the benchmark failed") {
             try await BackendBenchmark(postgresURL: url, records: records, batchSize: batch, pageSize: page, rounds: rounds) { print($0) }.run()
         }
-        if json { print(JSONValue.object(result).jsonText()) }
+        if output.json { print(JSONValue.object(result).jsonText()) }
     }
 }
 
@@ -377,8 +369,7 @@ struct EventsBenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Writes timed at each step.")
     var writes: Int = 10
 
-    @Flag(name: .long, help: "End with one line of JSON holding the figures.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     func validate() throws {
         guard parsedSteps.count > 0, parsedSteps.allSatisfy({ $0 > 0 }) else { throw ValidationError("--steps is a list of positive counts") }
@@ -392,6 +383,6 @@ struct EventsBenchCommand: AsyncParsableCommand {
         let result = try await CLIError.wrap("the benchmark failed") {
             try await EventsBenchmark(postgresURL: url, steps: parsedSteps, writes: writes) { print($0) }.run()
         }
-        if json { print(JSONValue.object(result).jsonText()) }
+        if output.json { print(JSONValue.object(result).jsonText()) }
     }
 }

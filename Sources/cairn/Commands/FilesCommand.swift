@@ -80,13 +80,14 @@ struct FilesUpload: AsyncParsableCommand {
 
 struct FilesList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "List the server's files: id, status, size, name and tags, one per line (or JSON).")
+        commandName: "list", abstract: "List the server's files: id, status, size, name and tags, one per line (or JSON).",
+        discussion: "With --json, one JSON object per line.")
 
     @OptionGroup var options: StoreOptions
     @Option(name: .long, help: "Only files whose name matches this pattern (% any run, _ one character).") var name: String?
     @Option(name: .long, help: "Only files with this tag; repeat for several (all must match).") var tag: [String] = []
     @Option(name: .long, help: "Only files in this status: new, completed or deleted; repeat for several.") var status: [String] = []
-    @Flag(name: .long, help: "Print one JSON object per line.") var json = false
+    @OptionGroup var output: JSONOutputOption
 
     func run() async throws {
         let statuses = try status.map { text -> FileStatus in
@@ -98,7 +99,7 @@ struct FilesList: AsyncParsableCommand {
             try await client.files.search(FileSearch(name: name, tags: tag, statuses: statuses, pageSize: 1000))
         }
         for file in files {
-            if json {
+            if output.json {
                 print(String(decoding: try CairnJSON.encode(file), as: UTF8.self))
             } else {
                 print([file.id, file.status.rawValue, "\(file.size)", file.name, file.tags.joined(separator: ",")].joined(separator: "\t"))

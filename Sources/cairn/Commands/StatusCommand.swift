@@ -21,13 +21,12 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    @Flag(name: .long, help: "Print the report as JSON.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     func run() async throws {
         let client = try await options.open(connect: false)
         let report = try await CLIError.wrap("cannot read the store's state") { try await client.diagnostics() }
-        try DiagnosticsText.print(report, store: options.store, json: json)
+        try DiagnosticsText.print(report, store: options.store, json: output.json)
         if report.verdict == .retrying || report.verdict == .stuck { throw ExitCode(3) }
     }
 }

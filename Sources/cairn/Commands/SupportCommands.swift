@@ -12,7 +12,7 @@ struct DiagnosticsCommand: AsyncParsableCommand {
             The report holds ids, counts, times and errors, never record data, tokens or keys; the uploaded copy \
             withholds file names too. The server keeps each client's latest report, and an operator or a project \
             admin reads it with `cairn admin diagnostics --project P --client ID` (or over \
-            GET /v1/projects/P/clients/ID/diagnostics).
+            GET /v1/projects/P/clients/ID/diagnostics). With --json it prints the report as JSON.
 
             Example:
               CAIRN_PASSWORD=... cairn diagnostics --store field.sqlite --upload
@@ -23,17 +23,16 @@ struct DiagnosticsCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Send the report to the server (needs the network and CAIRN_PASSWORD).")
     var upload = false
 
-    @Flag(name: .long, help: "Print the report as JSON.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     func run() async throws {
         let client = try await options.open(connect: upload)
         let report = try await CLIError.wrap("cannot read the store's state") { try await client.diagnostics() }
-        try DiagnosticsText.print(report, store: options.store, json: json)
+        try DiagnosticsText.print(report, store: options.store, json: output.json)
         guard upload else { return }
         let receipt = try await CLIError.wrap("cannot upload the diagnostics") { try await client.uploadDiagnostics() }
         let message = "uploaded the diagnostics of client \(receipt.clientId) (\(receipt.bytes) bytes) at \(RFC3339.string(from: receipt.uploadedAt))"
-        if json {
+        if output.json {
             FileHandle.standardError.write(Data((message + "\n").utf8))
         } else {
             print(message)
