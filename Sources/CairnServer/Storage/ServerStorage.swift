@@ -95,11 +95,9 @@ public protocol ServerStorage: Service, FileCatalog {
     /// project's head version, in one snapshot.
     func liveVersions(project: String, collection: CollectionSchema, filter: Filter?) async throws -> (head: Int64, pairs: [(String, Int64)])
 
-    /// How many live records of `collection` match `filter` (all when `nil`): the size of a snapshot, for progress.
-    func liveCount(project: String, collection: CollectionSchema, filter: Filter?) async throws -> Int
-
-    /// Whether a live record of `collection` matches `filter`.
-    func containsLiveRecord(project: String, collection: CollectionSchema, matching filter: Filter) async throws -> Bool
+    /// How many live records of `collection` match `filter` (all when `nil`), counting to `limit` at most (no limit
+    /// when `nil`): the size of a snapshot, for progress, or whether one matches at all.
+    func liveCount(project: String, collection: CollectionSchema, filter: Filter?, limit: Int?) async throws -> Int
 
     /// Rewrites the `rule_data` of `collection`'s live records to hold `fields` (``RuleFields``), after the data rules
     /// changed what they read; reads stay correct without it (they fall back to the data), only slower.
@@ -222,6 +220,11 @@ extension ServerStorage {
             project: project, collection: collection, since: 0, snapshotHigh: Int64.max, limit: 1,
             selection: FeedSelection(window: .condition("id", .eq, .string(id))))
         return rows.rows.first { $0.id == id && !$0.deleted }
+    }
+
+    /// Whether a live record of `collection` matches `filter`.
+    func containsLiveRecord(project: String, collection: CollectionSchema, matching filter: Filter) async throws -> Bool {
+        try await liveCount(project: project, collection: collection, filter: filter, limit: 1) > 0
     }
 
     /// ``setSchema(project:schema:now:replacing:)`` at the current time, whatever the stored schema is.

@@ -86,7 +86,7 @@ struct ChangesFeed: Sendable {
         let cursor = FeedCursor.after(start, rows: rows).signed(with: key, for: reader)
         // A snapshot's first page says how many records the snapshot holds, so clients can estimate the time left.
         let total: Int? = request.cursor != nil ? nil
-            : rows.hasMore ? try await storage.liveCount(project: project, collection: collection, filter: selection.filter) : rows.rows.count
+            : rows.hasMore ? try await storage.liveCount(project: project, collection: collection, filter: selection.filter, limit: nil) : rows.rows.count
         // Noted once a pull reaches the end of the feed: a write per page would compete with batches.
         if !rows.hasMore, let clientID {
             try await storage.notePull(clientID: clientID, project: project, version: cursor.since, now: now)

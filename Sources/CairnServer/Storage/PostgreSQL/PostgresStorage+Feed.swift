@@ -85,28 +85,14 @@ extension PostgresStorage {
         return (head, pairs)
     }
 
-    /// Counts the live matching rows.
-    public func liveCount(project: String, collection: CollectionSchema, filter: Filter?) async throws -> Int {
+    /// Counts the live matching rows, to `limit` at most (``LiveCountStatement``).
+    public func liveCount(project: String, collection: CollectionSchema, filter: Filter?, limit: Int?) async throws -> Int {
+        let statement = try LiveCountStatement(project: project, collection: collection, filter: filter, limit: limit, dialect: PostgresRecordsDialect())
         var binds = PostgresBindings()
-        binds.append(project)
-        binds.append(collection.name)
-        let filterSQL = try Self.compile(filter, collection: collection, document: "data", into: &binds)
-        let sql = "SELECT count(*) FROM records WHERE project = $1 AND collection = $2 AND NOT deleted AND \(filterSQL)"
-        let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+        for argument in statement.arguments { argument.append(to: &binds) }
+        let rows = try await client.query(PostgresQuery(unsafeSQL: statement.sql, binds: binds), logger: logger)
         for try await count in rows.decode(Int64.self) { return Int(count) }
         return 0
-    }
-
-    /// Looks for one live matching row.
-    public func containsLiveRecord(project: String, collection: CollectionSchema, matching filter: Filter) async throws -> Bool {
-        var binds = PostgresBindings()
-        binds.append(project)
-        binds.append(collection.name)
-        let filterSQL = try Self.compile(filter, collection: collection, document: "data", into: &binds)
-        let sql = "SELECT 1 FROM records WHERE project = $1 AND collection = $2 AND NOT deleted AND \(filterSQL) LIMIT 1"
-        let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
-        for try await _ in rows.decode(Int32.self) { return true }
-        return false
     }
 
     /// `filter` compiled over the JSON text in column `document` (`true` without a filter); its arguments are

@@ -66,20 +66,11 @@ extension SQLiteStorage {
 }
 
 extension SQLiteStorage {
-    /// Counts the live matching rows.
-    public func liveCount(project: String, collection: CollectionSchema, filter: Filter?) async throws -> Int {
-        let matches = try Self.compile(filter, collection: collection, document: "data")
-        let sql = "SELECT COUNT(*) FROM records WHERE project = ? AND collection = ? AND deleted = 0 AND \(matches.sql)"
-        let arguments = StatementArguments([project.databaseValue, collection.name.databaseValue] + matches.arguments)
+    /// Counts the live matching rows, to `limit` at most (``LiveCountStatement``).
+    public func liveCount(project: String, collection: CollectionSchema, filter: Filter?, limit: Int?) async throws -> Int {
+        let statement = try LiveCountStatement(project: project, collection: collection, filter: filter, limit: limit, dialect: SQLiteRecordsDialect())
+        let sql = statement.sql, arguments = StatementArguments(statement.arguments.map(\.databaseValue))
         return try await pool.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
-    }
-
-    /// Looks for one live matching row.
-    public func containsLiveRecord(project: String, collection: CollectionSchema, matching filter: Filter) async throws -> Bool {
-        let matches = try Self.compile(filter, collection: collection, document: "data")
-        let sql = "SELECT 1 FROM records WHERE project = ? AND collection = ? AND deleted = 0 AND \(matches.sql) LIMIT 1"
-        let arguments = StatementArguments([project.databaseValue, collection.name.databaseValue] + matches.arguments)
-        return try await pool.read { db in try Bool.fetchOne(db, sql: sql, arguments: arguments) != nil }
     }
 
     /// `filter` compiled over the JSON text in column `document` (`1` without a filter), with its arguments. A
