@@ -20,15 +20,8 @@ struct BackendBenchmark {
             for backend in round % 2 == 0 ? ["sqlite", "postgres"] : ["postgres", "sqlite"] {
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-\(UUID().uuidString)")
                 defer { try? FileManager.default.removeItem(at: directory) }
-                let server: ServerProcess
-                let project: String
-                if backend == "sqlite" {
-                    project = SyncBenchmark.project
-                    server = try await SyncBenchmark.startServer(in: directory, users: ["bench"], password: password)
-                } else {
-                    project = try await SyncBenchmark.preparePostgres(url: postgresURL, prefix: "bench", password: password)
-                    server = try ServerProcess(storage: ["--postgres", postgresURL])
-                }
+                let (server, project) = try await BenchServer.start(
+                    postgresURL: backend == "postgres" ? postgresURL : nil, directory: directory, prefix: "bench", password: password)
                 defer { server.stop() }
                 let (push, pull) = try await measure(server, project: project)
                 samples["\(backend)Push", default: []].append(push)

@@ -34,15 +34,7 @@ struct EventsBenchmark {
     func run() async throws -> [String: JSONValue] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server: ServerProcess
-        let project: String
-        if let postgresURL {
-            project = try await SyncBenchmark.preparePostgres(url: postgresURL, prefix: "events", password: password)
-            server = try ServerProcess(storage: ["--postgres", postgresURL])
-        } else {
-            project = SyncBenchmark.project
-            server = try await SyncBenchmark.startServer(in: directory, users: ["bench"], password: password)
-        }
+        let (server, project) = try await BenchServer.start(postgresURL: postgresURL, directory: directory, prefix: "events", password: password)
         defer { server.stop() }
         let http = RawHTTP(baseURL: server.baseURL)
         let token = try await http.login("bench", password: password)
