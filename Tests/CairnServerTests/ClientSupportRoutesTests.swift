@@ -23,78 +23,80 @@ struct ClientSupportRoutesTests {
     @Test("a client is removed by its own user or an admin: no token 401, non-member 404, another member 403; then it is not listed")
     func removal() async throws {
         let (fixture, opal) = try await AdministrationRoutesTests.start()
-        defer { Task { await fixture.stop() } }
-        let http = fixture.http
-        let rita = try await Self.register(fixture, "rita")
-        let alice = try await Self.register(fixture, "alice")
-        let bob = try await Self.register(fixture, "bob")
-        let path = "/v1/projects/field/clients/\(rita)"
-        for (token, status) in [(nil, 401), (fixture.tokens["olga"], 404), (fixture.tokens["alice"], 403), (fixture.tokens["bob"], 403)] {
-            let reply = try await http.send(.DELETE, path, token: token)
-            #expect(reply.status == status, "\(String(decoding: reply.body, as: UTF8.self))")
+        try await withCleanup({ await fixture.stop() }) {
+            let http = fixture.http
+            let rita = try await Self.register(fixture, "rita")
+            let alice = try await Self.register(fixture, "alice")
+            let bob = try await Self.register(fixture, "bob")
+            let path = "/v1/projects/field/clients/\(rita)"
+            for (token, status) in [(nil, 401), (fixture.tokens["olga"], 404), (fixture.tokens["alice"], 403), (fixture.tokens["bob"], 403)] {
+                let reply = try await http.send(.DELETE, path, token: token)
+                #expect(reply.status == status, "\(String(decoding: reply.body, as: UTF8.self))")
+            }
+            #expect(try await Self.listed(fixture).sorted() == [alice, bob, rita].sorted())
+            // rita (a reader) removes her own client; once removed it is not found.
+            #expect(try await http.send(.DELETE, path, token: fixture.tokens["rita"]).status == 204)
+            #expect(try await Self.listed(fixture).sorted() == [alice, bob].sorted())
+            let again = try await http.send(.DELETE, path, token: fixture.tokens["rita"])
+            #expect(again.status == 404 && again.errorCode == "not_found")
+            // The project's admin and a server operator remove anyone's client.
+            #expect(try await http.send(.DELETE, "/v1/projects/field/clients/\(alice)", token: fixture.tokens["ada"]).status == 204)
+            #expect(try await http.send(.DELETE, "/v1/projects/field/clients/\(bob)", token: opal).status == 204)
+            #expect(try await Self.listed(fixture).isEmpty)
+            for unknown in ["c-nope", "not%20an%20id"] {
+                #expect(try await http.send(.DELETE, "/v1/projects/field/clients/\(unknown)", token: fixture.tokens["ada"]).status == 404)
+            }
+            // A client of another project is not this project's.
+            let other = try await http.send(.POST, "/v1/projects/other/clients", token: fixture.tokens["olga"], json: [:])
+            let otherID = try other.decode(ClientRegistration.self).clientId
+            #expect(try await http.send(.DELETE, "/v1/projects/field/clients/\(otherID)", token: fixture.tokens["ada"]).status == 404)
         }
-        #expect(try await Self.listed(fixture).sorted() == [alice, bob, rita].sorted())
-        // rita (a reader) removes her own client; once removed it is not found.
-        #expect(try await http.send(.DELETE, path, token: fixture.tokens["rita"]).status == 204)
-        #expect(try await Self.listed(fixture).sorted() == [alice, bob].sorted())
-        let again = try await http.send(.DELETE, path, token: fixture.tokens["rita"])
-        #expect(again.status == 404 && again.errorCode == "not_found")
-        // The project's admin and a server operator remove anyone's client.
-        #expect(try await http.send(.DELETE, "/v1/projects/field/clients/\(alice)", token: fixture.tokens["ada"]).status == 204)
-        #expect(try await http.send(.DELETE, "/v1/projects/field/clients/\(bob)", token: opal).status == 204)
-        #expect(try await Self.listed(fixture).isEmpty)
-        for unknown in ["c-nope", "not%20an%20id"] {
-            #expect(try await http.send(.DELETE, "/v1/projects/field/clients/\(unknown)", token: fixture.tokens["ada"]).status == 404)
-        }
-        // A client of another project is not this project's.
-        let other = try await http.send(.POST, "/v1/projects/other/clients", token: fixture.tokens["olga"], json: [:])
-        let otherID = try other.decode(ClientRegistration.self).clientId
-        #expect(try await http.send(.DELETE, "/v1/projects/field/clients/\(otherID)", token: fixture.tokens["ada"]).status == 404)
     }
 
     @Test("a diagnostics report is uploaded by the client's user or an admin and read by admins; each upload replaces the last")
     func diagnostics() async throws {
         let (fixture, opal) = try await AdministrationRoutesTests.start()
-        defer { Task { await fixture.stop() } }
-        let http = fixture.http
-        let rita = try await Self.register(fixture, "rita", device: "Pixel")
-        let path = "/v1/projects/field/clients/\(rita)/diagnostics"
-        let report: JSONValue = ["verdict": "waiting", "queueDepth": 2, "collections": [["name": "notes", "rows": 3]]]
-        #expect(try await http.send(.GET, path, token: fixture.tokens["ada"]).status == 404, "none uploaded yet")
-        for (token, status) in [(nil, 401), (fixture.tokens["olga"], 404), (fixture.tokens["alice"], 403)] {
-            #expect(try await http.send(.PUT, path, token: token, json: report).status == status)
-        }
-        let uploaded = try await http.send(.PUT, path, token: fixture.tokens["rita"], json: report)
-        #expect(uploaded.status == 200)
-        let receipt = try uploaded.decode(DiagnosticsReceipt.self)
-        #expect(receipt.clientId == rita && receipt.bytes == report.jsonText().utf8.count)
+        try await withCleanup({ await fixture.stop() }) {
+            let http = fixture.http
+            let rita = try await Self.register(fixture, "rita", device: "Pixel")
+            let path = "/v1/projects/field/clients/\(rita)/diagnostics"
+            let report: JSONValue = ["verdict": "waiting", "queueDepth": 2, "collections": [["name": "notes", "rows": 3]]]
+            #expect(try await http.send(.GET, path, token: fixture.tokens["ada"]).status == 404, "none uploaded yet")
+            for (token, status) in [(nil, 401), (fixture.tokens["olga"], 404), (fixture.tokens["alice"], 403)] {
+                #expect(try await http.send(.PUT, path, token: token, json: report).status == status)
+            }
+            let uploaded = try await http.send(.PUT, path, token: fixture.tokens["rita"], json: report)
+            #expect(uploaded.status == 200)
+            let receipt = try uploaded.decode(DiagnosticsReceipt.self)
+            #expect(receipt.clientId == rita && receipt.bytes == report.jsonText().utf8.count)
 
-        // Reading is for admins: rita (reader) and alice (writer) are refused, a non-member is not told it exists.
-        for (token, status) in [(nil, 401), (fixture.tokens["olga"], 404), (fixture.tokens["rita"], 403), (fixture.tokens["alice"], 403)] {
-            #expect(try await http.send(.GET, path, token: token).status == status)
-        }
-        for token in [fixture.tokens["ada"]!, opal] {
-            let read = try await http.send(.GET, path, token: token)
-            #expect(read.status == 200)
-            let stored = try read.decode(ClientDiagnostics.self)
-            #expect(stored.report == report && stored.client.clientId == rita && stored.client.user == "rita" && stored.client.device == "Pixel")
-            #expect(abs(stored.uploadedAt.timeIntervalSince(receipt.uploadedAt)) < 0.001, "dates go over the wire in milliseconds")
-        }
-        let newer: JSONValue = ["verdict": "up-to-date", "queueDepth": 0]
-        #expect(try await http.send(.PUT, path, token: fixture.tokens["ada"], json: newer).status == 200)
-        #expect(try await http.send(.GET, path, token: fixture.tokens["ada"]).decode(ClientDiagnostics.self).report == newer)
+            // Reading is for admins: rita (reader) and alice (writer) are refused, a non-member is not told it exists.
+            for (token, status) in [(nil, 401), (fixture.tokens["olga"], 404), (fixture.tokens["rita"], 403), (fixture.tokens["alice"], 403)] {
+                #expect(try await http.send(.GET, path, token: token).status == status)
+            }
+            for token in [fixture.tokens["ada"]!, opal] {
+                let read = try await http.send(.GET, path, token: token)
+                #expect(read.status == 200)
+                let stored = try read.decode(ClientDiagnostics.self)
+                #expect(stored.report == report && stored.client.clientId == rita && stored.client.user == "rita" && stored.client.device == "Pixel")
+                #expect(abs(stored.uploadedAt.timeIntervalSince(receipt.uploadedAt)) < 0.001, "dates go over the wire in milliseconds")
+            }
+            let newer: JSONValue = ["verdict": "up-to-date", "queueDepth": 0]
+            #expect(try await http.send(.PUT, path, token: fixture.tokens["ada"], json: newer).status == 200)
+            #expect(try await http.send(.GET, path, token: fixture.tokens["ada"]).decode(ClientDiagnostics.self).report == newer)
 
-        // Bad bodies: not JSON 400, not an object 422, too large 413; none replaces the stored report.
-        #expect(try await http.send(.PUT, path, token: fixture.tokens["rita"], body: Data("{not json".utf8)).status == 400)
-        let array = try await http.send(.PUT, path, token: fixture.tokens["rita"], json: [1, 2])
-        #expect(array.status == 422 && array.errorCode == "validation_failed")
-        let large = try await http.send(.PUT, path, token: fixture.tokens["rita"], json: ["notes": .string(String(repeating: "x", count: 300 * 1024))])
-        #expect(large.status == 413 && large.errorCode == "payload_too_large")
-        #expect(try await http.send(.GET, path, token: fixture.tokens["ada"]).decode(ClientDiagnostics.self).report == newer)
-        #expect(try await http.send(.PUT, "/v1/projects/field/clients/c-nope/diagnostics", token: fixture.tokens["ada"], json: report).status == 404)
+            // Bad bodies: not JSON 400, not an object 422, too large 413; none replaces the stored report.
+            #expect(try await http.send(.PUT, path, token: fixture.tokens["rita"], body: Data("{not json".utf8)).status == 400)
+            let array = try await http.send(.PUT, path, token: fixture.tokens["rita"], json: [1, 2])
+            #expect(array.status == 422 && array.errorCode == "validation_failed")
+            let large = try await http.send(.PUT, path, token: fixture.tokens["rita"], json: ["notes": .string(String(repeating: "x", count: 300 * 1024))])
+            #expect(large.status == 413 && large.errorCode == "payload_too_large")
+            #expect(try await http.send(.GET, path, token: fixture.tokens["ada"]).decode(ClientDiagnostics.self).report == newer)
+            #expect(try await http.send(.PUT, "/v1/projects/field/clients/c-nope/diagnostics", token: fixture.tokens["ada"], json: report).status == 404)
 
-        // Removing the client removes its report.
-        #expect(try await http.send(.DELETE, "/v1/projects/field/clients/\(rita)", token: fixture.tokens["rita"]).status == 204)
-        #expect(try await http.send(.GET, path, token: fixture.tokens["ada"]).status == 404)
+            // Removing the client removes its report.
+            #expect(try await http.send(.DELETE, "/v1/projects/field/clients/\(rita)", token: fixture.tokens["rita"]).status == 204)
+            #expect(try await http.send(.GET, path, token: fixture.tokens["ada"]).status == 404)
+        }
     }
 }

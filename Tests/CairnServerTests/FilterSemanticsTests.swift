@@ -46,11 +46,12 @@ struct FilterSemanticsTests {
     @Test("each operator matches what PROTOCOL.md says")
     func semantics() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        _ = try await fixture.push("alice", Self.records.map { SyncOperation(opId: newOpID(), collection: "notes", id: $0.key, op: .create, data: $0.value) })
-        for (filter, expected) in Self.cases {
-            let ids = try await fixture.pullAll("rita", "notes", filter: filter).changes.map(\.id).sorted()
-            #expect(ids == expected, "\(filter)")
+        try await withCleanup({ await fixture.stop() }) {
+            _ = try await fixture.push("alice", Self.records.map { SyncOperation(opId: newOpID(), collection: "notes", id: $0.key, op: .create, data: $0.value) })
+            for (filter, expected) in Self.cases {
+                let ids = try await fixture.pullAll("rita", "notes", filter: filter).changes.map(\.id).sorted()
+                #expect(ids == expected, "\(filter)")
+            }
         }
     }
 }

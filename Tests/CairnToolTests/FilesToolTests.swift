@@ -25,99 +25,102 @@ struct FilesToolTests {
     func roundTrip() async throws {
         let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let (fixture, store, source) = try await Self.start(photo: bytes)
-        defer { Task { await fixture.stop() } }
-        let folder = source.deletingLastPathComponent()
-        let environment = ["CAIRN_PASSWORD": TestServer.password]
+        try await withCleanup({ await fixture.stop() }) {
+            let folder = source.deletingLastPathComponent()
+            let environment = ["CAIRN_PASSWORD": TestServer.password]
 
-        let upload = try await Tool.runDetached(
-            arguments(["upload", source.path, "--type", "image/jpeg", "--tag", "site-7", "--attach", "notes/n1/photo"], store: store, fixture: fixture),
-            environment: environment)
-        #expect(upload.status == 0, "\(upload.stderr)")
-        let id = upload.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(id.count == 36)
-        #expect(upload.stderr.contains("upload photo.jpg: 100%"))
-        let record = try await fixture.pullAll("bob", "notes").changes.first { $0.id == "n1" }
-        #expect(record?.data?["photo"] == .string(id))
+            let upload = try await Tool.runDetached(
+                arguments(["upload", source.path, "--type", "image/jpeg", "--tag", "site-7", "--attach", "notes/n1/photo"], store: store, fixture: fixture),
+                environment: environment)
+            #expect(upload.status == 0, "\(upload.stderr)")
+            let id = upload.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(id.count == 36)
+            #expect(upload.stderr.contains("upload photo.jpg: 100%"))
+            let record = try await fixture.pullAll("bob", "notes").changes.first { $0.id == "n1" }
+            #expect(record?.data?["photo"] == .string(id))
 
-        let list = try await Tool.runDetached(arguments(["list", "--tag", "site-7"], store: store, fixture: fixture), environment: environment)
-        #expect(list.status == 0)
-        #expect(list.stdout.hasPrefix("\(id)\tcompleted\t3000000\tphoto.jpg\tsite-7"))
-        let info = try await Tool.runDetached(arguments(["info", id], store: store, fixture: fixture), environment: environment)
-        let metadata = try CairnJSON.decode(FileMetadata.self, from: Data(info.stdout.utf8))
-        #expect(metadata.sha256 == TestFiles.sha256(bytes))
+            let list = try await Tool.runDetached(arguments(["list", "--tag", "site-7"], store: store, fixture: fixture), environment: environment)
+            #expect(list.status == 0)
+            #expect(list.stdout.hasPrefix("\(id)\tcompleted\t3000000\tphoto.jpg\tsite-7"))
+            let info = try await Tool.runDetached(arguments(["info", id], store: store, fixture: fixture), environment: environment)
+            let metadata = try CairnJSON.decode(FileMetadata.self, from: Data(info.stdout.utf8))
+            #expect(metadata.sha256 == TestFiles.sha256(bytes))
 
-        let output = folder.appendingPathComponent("copy.jpg")
-        let download = try await Tool.runDetached(
-            arguments(["download", id, "--output", output.path], store: store, fixture: fixture), environment: environment)
-        #expect(download.status == 0, "\(download.stderr)")
-        #expect(try Data(contentsOf: output) == bytes)
+            let output = folder.appendingPathComponent("copy.jpg")
+            let download = try await Tool.runDetached(
+                arguments(["download", id, "--output", output.path], store: store, fixture: fixture), environment: environment)
+            #expect(download.status == 0, "\(download.stderr)")
+            #expect(try Data(contentsOf: output) == bytes)
 
-        let delete = try await Tool.runDetached(arguments(["delete", id], store: store, fixture: fixture), environment: environment)
-        #expect(delete.status == 0)
-        let gone = try await Tool.runDetached(arguments(["download", id, "--output", output.path + ".2"], store: store, fixture: fixture),
-                                              environment: environment)
-        #expect(gone.status == 1)
-        #expect(gone.stderr.contains("file_not_ready") || gone.stderr.contains("deleted"))
-        let missing = try await Tool.runDetached(arguments(["upload", folder.appendingPathComponent("nope").path], store: store, fixture: fixture),
-                                                 environment: environment)
-        #expect(missing.status == 1)
-        #expect(missing.stderr.contains("cannot"))
+            let delete = try await Tool.runDetached(arguments(["delete", id], store: store, fixture: fixture), environment: environment)
+            #expect(delete.status == 0)
+            let gone = try await Tool.runDetached(arguments(["download", id, "--output", output.path + ".2"], store: store, fixture: fixture),
+                                                  environment: environment)
+            #expect(gone.status == 1)
+            #expect(gone.stderr.contains("file_not_ready") || gone.stderr.contains("deleted"))
+            let missing = try await Tool.runDetached(arguments(["upload", folder.appendingPathComponent("nope").path], store: store, fixture: fixture),
+                                                     environment: environment)
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("cannot"))
+        }
     }
 
     @Test("delete works offline: the deletion and the cleared field are queued in the store, and the next sync sends them")
     func deleteOffline() async throws {
         let (fixture, store, source) = try await Self.start(photo: Data(repeating: 7, count: 10_000))
-        defer { Task { await fixture.stop() } }
-        let environment = ["CAIRN_PASSWORD": TestServer.password]
-        let upload = try await Tool.runDetached(
-            arguments(["upload", source.path, "--attach", "notes/n1/photo"], store: store, fixture: fixture), environment: environment)
-        #expect(upload.status == 0, "\(upload.stderr)")
-        let id = upload.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await withCleanup({ await fixture.stop() }) {
+            let environment = ["CAIRN_PASSWORD": TestServer.password]
+            let upload = try await Tool.runDetached(
+                arguments(["upload", source.path, "--attach", "notes/n1/photo"], store: store, fixture: fixture), environment: environment)
+            #expect(upload.status == 0, "\(upload.stderr)")
+            let id = upload.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
-        // No server answers on port 1.
-        let offline = try await Tool.runDetached(
-            ["files", "delete", id, "--detach", "notes/n1/photo", "--store", store, "--server", "http://127.0.0.1:1"], environment: environment)
-        #expect(offline.status == 0, "\(offline.stderr)")
-        #expect(offline.stdout.contains("queued the deletion of \(id)"))
-        let files = "/v1/projects/\(Fixture.project)/files/\(id)"
-        #expect(try await fixture.http.send(.GET, files, token: fixture.tokens["alice"]).json?["status"] == "completed")
+            // No server answers on port 1.
+            let offline = try await Tool.runDetached(
+                ["files", "delete", id, "--detach", "notes/n1/photo", "--store", store, "--server", "http://127.0.0.1:1"], environment: environment)
+            #expect(offline.status == 0, "\(offline.stderr)")
+            #expect(offline.stdout.contains("queued the deletion of \(id)"))
+            let files = "/v1/projects/\(Fixture.project)/files/\(id)"
+            #expect(try await fixture.http.send(.GET, files, token: fixture.tokens["alice"]).json?["status"] == "completed")
 
-        let sync = try await Tool.runDetached(
-            ["sync", "--store", store, "--server", fixture.server.baseURL.absoluteString], environment: environment)
-        #expect(sync.status == 0, "\(sync.stderr)")
-        #expect(try await fixture.http.send(.GET, files, token: fixture.tokens["alice"]).json?["status"] == "deleted")
-        #expect(try await fixture.pullAll("bob", "notes").changes.last { $0.id == "n1" }?.data?["photo"] == nil)
+            let sync = try await Tool.runDetached(
+                ["sync", "--store", store, "--server", fixture.server.baseURL.absoluteString], environment: environment)
+            #expect(sync.status == 0, "\(sync.stderr)")
+            #expect(try await fixture.http.send(.GET, files, token: fixture.tokens["alice"]).json?["status"] == "deleted")
+            #expect(try await fixture.pullAll("bob", "notes").changes.last { $0.id == "n1" }?.data?["photo"] == nil)
+        }
     }
 
     @Test("an upload killed part-way resumes from the server's offset when run again")
     func killedUploadResumes() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let folder = Tool.temporaryDirectory()
-        let store = folder.appendingPathComponent("cli.sqlite").path
-        let (source, hash) = try TestFiles.large(megabytes: 150)
-        defer { try? FileManager.default.removeItem(at: source) }
-        let process = try Tool.start(arguments(["upload", source.path], store: store, fixture: fixture),
-                                     environment: ["CAIRN_PASSWORD": TestServer.password])
-        // Kill it once the server has some of the bytes.
-        var received: Int64 = 0
-        for _ in 0..<600 where process.isRunning {
-            try await Task.sleep(for: .milliseconds(20))
-            let files = try await fixture.server.server.storage.searchFiles(project: Fixture.project, query: FileQuery(statuses: [.new], limit: 10))
-            if let file = files.first {
-                received = try await fixture.server.server.blobs.size(project: Fixture.project, id: file.id)
-                if received > 0 { break }
+        try await withCleanup({ await fixture.stop() }) {
+            let folder = Tool.temporaryDirectory()
+            let store = folder.appendingPathComponent("cli.sqlite").path
+            let (source, hash) = try TestFiles.large(megabytes: 150)
+            defer { try? FileManager.default.removeItem(at: source) }
+            let process = try Tool.start(arguments(["upload", source.path], store: store, fixture: fixture),
+                                         environment: ["CAIRN_PASSWORD": TestServer.password])
+            // Kill it once the server has some of the bytes.
+            var received: Int64 = 0
+            for _ in 0..<600 where process.isRunning {
+                try await Task.sleep(for: .milliseconds(20))
+                let files = try await fixture.server.server.storage.searchFiles(project: Fixture.project, query: FileQuery(statuses: [.new], limit: 10))
+                if let file = files.first {
+                    received = try await fixture.server.server.blobs.size(project: Fixture.project, id: file.id)
+                    if received > 0 { break }
+                }
             }
+            process.send(SIGKILL)
+            await process.exit()
+            try #require(received > 0, "the upload finished before it could be killed")
+            let rerun = try await Tool.runDetached(["sync", "--store", store], environment: ["CAIRN_PASSWORD": TestServer.password])
+            #expect(rerun.status == 0, "\(rerun.stderr)")
+            let files = try await fixture.server.server.storage.searchFiles(project: Fixture.project, query: FileQuery(statuses: [.completed], limit: 10))
+            #expect(files.count == 1)
+            #expect(files.first?.sha256 == hash)
+            print("killed upload: \(received >> 20) MB had arrived before the kill")
         }
-        process.send(SIGKILL)
-        await process.exit()
-        try #require(received > 0, "the upload finished before it could be killed")
-        let rerun = try await Tool.runDetached(["sync", "--store", store], environment: ["CAIRN_PASSWORD": TestServer.password])
-        #expect(rerun.status == 0, "\(rerun.stderr)")
-        let files = try await fixture.server.server.storage.searchFiles(project: Fixture.project, query: FileQuery(statuses: [.completed], limit: 10))
-        #expect(files.count == 1)
-        #expect(files.first?.sha256 == hash)
-        print("killed upload: \(received >> 20) MB had arrived before the kill")
     }
 
     @Test("admin limits shows and sets a project's file limits, and goes back to the defaults")

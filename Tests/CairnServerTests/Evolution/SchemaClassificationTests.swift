@@ -32,28 +32,29 @@ struct SchemaClassificationTests {
     @Test("each schema set gets the next number; the same schema keeps it; GET ?version=N answers an earlier one")
     func numbered() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let first = try await fixture.http.send(.GET, path, token: fixture.tokens["rita"]).decode(Schema.self)
-        #expect(first.number == 1)
-        let grown = try await Self.put(fixture, Self.base).decode(Schema.self)
-        #expect(grown.number == 2)
-        let same = try await Self.put(fixture, Self.base).decode(Schema.self)
-        #expect(same.number == 2)
-        #expect(same.version == grown.version)
-        let old = try await fixture.http.send(.GET, path + "?version=1", token: fixture.tokens["rita"])
-        #expect(old.status == 200)
-        let oldSchema = try old.decode(Schema.self)
-        #expect(oldSchema.number == 1)
-        #expect(oldSchema.collection(named: "jobs") == nil)
-        #expect(old.header("ETag") == "\"\(first.version)\"")
-        #expect(try await fixture.http.send(.GET, path + "?version=0", token: fixture.tokens["rita"]).decode(Schema.self).collections.isEmpty)
-        #expect(try await fixture.http.send(.GET, path + "?version=9", token: fixture.tokens["rita"]).status == 404)
-        let bad = try await fixture.http.send(.GET, path + "?version=x", token: fixture.tokens["rita"])
-        #expect(bad.status == 422)
-        #expect(bad.errorCode == "validation_failed")
-        // A non-member learns nothing, with or without a version.
-        #expect(try await fixture.http.send(.GET, path + "?version=1", token: fixture.tokens["olga"]).status == 404)
-        #expect(try await fixture.http.send(.GET, path + "?version=1").status == 401)
+        try await withCleanup({ await fixture.stop() }) {
+            let first = try await fixture.http.send(.GET, path, token: fixture.tokens["rita"]).decode(Schema.self)
+            #expect(first.number == 1)
+            let grown = try await Self.put(fixture, Self.base).decode(Schema.self)
+            #expect(grown.number == 2)
+            let same = try await Self.put(fixture, Self.base).decode(Schema.self)
+            #expect(same.number == 2)
+            #expect(same.version == grown.version)
+            let old = try await fixture.http.send(.GET, path + "?version=1", token: fixture.tokens["rita"])
+            #expect(old.status == 200)
+            let oldSchema = try old.decode(Schema.self)
+            #expect(oldSchema.number == 1)
+            #expect(oldSchema.collection(named: "jobs") == nil)
+            #expect(old.header("ETag") == "\"\(first.version)\"")
+            #expect(try await fixture.http.send(.GET, path + "?version=0", token: fixture.tokens["rita"]).decode(Schema.self).collections.isEmpty)
+            #expect(try await fixture.http.send(.GET, path + "?version=9", token: fixture.tokens["rita"]).status == 404)
+            let bad = try await fixture.http.send(.GET, path + "?version=x", token: fixture.tokens["rita"])
+            #expect(bad.status == 422)
+            #expect(bad.errorCode == "validation_failed")
+            // A non-member learns nothing, with or without a version.
+            #expect(try await fixture.http.send(.GET, path + "?version=1", token: fixture.tokens["olga"]).status == 404)
+            #expect(try await fixture.http.send(.GET, path + "?version=1").status == 401)
+        }
     }
 
     /// Additive kinds: each applies at once.
@@ -68,17 +69,18 @@ struct SchemaClassificationTests {
     @Test("additive changes apply at once", arguments: 0..<5)
     func additiveKinds(index: Int) async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        var start = Self.base
-        start.collections[3].rules = DataRules(write: .condition("title", .ne, .string("locked")))
-        #expect(try await Self.put(fixture, start).status == 200)
-        var next = start
-        Self.additive[index].1(&next)
-        let reply = try await Self.put(fixture, next)
-        #expect(reply.status == 200, "\(Self.additive[index].0)")
-        #expect(try reply.decode(Schema.self).number == 3)
-        let diff = try await fixture.server.server.admin.schemaDiff(project: "field", next)
-        #expect(diff.changes.isEmpty, "the schema just set has no changes against itself")
+        try await withCleanup({ await fixture.stop() }) {
+            var start = Self.base
+            start.collections[3].rules = DataRules(write: .condition("title", .ne, .string("locked")))
+            #expect(try await Self.put(fixture, start).status == 200)
+            var next = start
+            Self.additive[index].1(&next)
+            let reply = try await Self.put(fixture, next)
+            #expect(reply.status == 200, "\(Self.additive[index].0)")
+            #expect(try reply.decode(Schema.self).number == 3)
+            let diff = try await fixture.server.server.admin.schemaDiff(project: "field", next)
+            #expect(diff.changes.isEmpty, "the schema just set has no changes against itself")
+        }
     }
 
     /// Breaking kinds: each is refused naming what is missing, then accepted with its declared step.
@@ -99,40 +101,42 @@ struct SchemaClassificationTests {
     @Test("breaking changes are refused naming the missing step, and applied with it", arguments: 0..<6)
     func breakingKinds(index: Int) async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        #expect(try await Self.put(fixture, Self.base).status == 200)
-        let kind = Self.breaking[index]
-        var next = Self.base
-        kind.change(&next)
-        let refused = try await Self.put(fixture, next)
-        #expect(refused.status == 409, "\(kind.name)")
-        #expect(refused.errorCode == "incompatible_schema")
-        #expect(refused.json?["error"]?["message"]?.stringValue?.contains("declares no migration") == true)
-        #expect(refused.json?["error"]?["details"]?["missing"]?.arrayValue?.first?["kind"]?.stringValue == kind.kind)
-        #expect(refused.json?["error"]?["details"]?["missing"]?.arrayValue?.first?["collection"] == "jobs")
-        #expect(try await fixture.http.send(.GET, path, token: fixture.tokens["rita"]).decode(Schema.self).number == 2)
-        next.migrations = [kind.step]
-        let accepted = try await Self.put(fixture, next)
-        #expect(accepted.status == 200, "\(kind.name): \(String(decoding: accepted.body, as: UTF8.self))")
-        let stored = try accepted.decode(Schema.self)
-        #expect(stored.number == 3)
-        #expect(stored.migrations == [kind.step])
+        try await withCleanup({ await fixture.stop() }) {
+            #expect(try await Self.put(fixture, Self.base).status == 200)
+            let kind = Self.breaking[index]
+            var next = Self.base
+            kind.change(&next)
+            let refused = try await Self.put(fixture, next)
+            #expect(refused.status == 409, "\(kind.name)")
+            #expect(refused.errorCode == "incompatible_schema")
+            #expect(refused.json?["error"]?["message"]?.stringValue?.contains("declares no migration") == true)
+            #expect(refused.json?["error"]?["details"]?["missing"]?.arrayValue?.first?["kind"]?.stringValue == kind.kind)
+            #expect(refused.json?["error"]?["details"]?["missing"]?.arrayValue?.first?["collection"] == "jobs")
+            #expect(try await fixture.http.send(.GET, path, token: fixture.tokens["rita"]).decode(Schema.self).number == 2)
+            next.migrations = [kind.step]
+            let accepted = try await Self.put(fixture, next)
+            #expect(accepted.status == 200, "\(kind.name): \(String(decoding: accepted.body, as: UTF8.self))")
+            let stored = try accepted.decode(Schema.self)
+            #expect(stored.number == 3)
+            #expect(stored.migrations == [kind.step])
+        }
     }
 
     @Test("a step that does not fit the current schema is 422 naming it")
     func misfit() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        #expect(try await Self.put(fixture, Self.base).status == 200)
-        var next = Self.base
-        next.collections[3].fields[1].name = "rating"
-        next.migrations = [SchemaMigration(collection: "jobs", step: .rename(from: "nope", to: "rating"))]
-        let reply = try await Self.put(fixture, next)
-        #expect(reply.status == 422)
-        #expect(reply.json?["error"]?["details"]?["field"] == "migrations[0]")
-        next.migrations = [SchemaMigration(collection: "jobs", step: .convert(field: "score", to: .datetime, format: nil))]
-        #expect(try await Self.put(fixture, next).status == 422)
-        let body = #"{"collections": [], "migrations": [{"collection": "jobs", "rename": {"from": "a", "to": "b"}, "drop": {}}]}"#
-        #expect(try await fixture.http.send(.PUT, path, token: fixture.tokens["ada"], body: Data(body.utf8)).status == 422)
+        try await withCleanup({ await fixture.stop() }) {
+            #expect(try await Self.put(fixture, Self.base).status == 200)
+            var next = Self.base
+            next.collections[3].fields[1].name = "rating"
+            next.migrations = [SchemaMigration(collection: "jobs", step: .rename(from: "nope", to: "rating"))]
+            let reply = try await Self.put(fixture, next)
+            #expect(reply.status == 422)
+            #expect(reply.json?["error"]?["details"]?["field"] == "migrations[0]")
+            next.migrations = [SchemaMigration(collection: "jobs", step: .convert(field: "score", to: .datetime, format: nil))]
+            #expect(try await Self.put(fixture, next).status == 422)
+            let body = #"{"collections": [], "migrations": [{"collection": "jobs", "rename": {"from": "a", "to": "b"}, "drop": {}}]}"#
+            #expect(try await fixture.http.send(.PUT, path, token: fixture.tokens["ada"], body: Data(body.utf8)).status == 422)
+        }
     }
 }

@@ -86,18 +86,19 @@ struct SyncLayerTests {
     @Test("the server's setFields is an ordinary change: pulled at its new version, with a live notice")
     func serverSetFields() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        _ = try await fixture.push("alice", [SyncOperation(opId: newOpID(), collection: "notes", id: "n1", op: .create, data: ["title": "a"])])
-        let cursor = try await fixture.pullAll("rita", "notes").cursor
-        let url = fixture.server.baseURL.appendingPathComponent("v1/projects/field/events")
-        let lines = try await EventStreamReader.open(url: url, token: fixture.tokens["rita"]!)
-        let record = try await fixture.server.server.setFields(["photo": "f-1"], project: "field", collection: "notes", id: "n1", user: "alice")
-        #expect(record.version == 2)
-        let notice = try CairnJSON.decode(ChangeNotice.self, from: Array(try await lines.nextData(timeout: .seconds(10)).utf8))
-        #expect(notice == ChangeNotice(collection: "notes", version: 2))
-        await lines.close()
-        let delta = try await fixture.pullAll("rita", "notes", since: cursor).changes
-        #expect(delta.map(\.version) == [2])
-        #expect(delta.first?.data == ["title": "a", "photo": "f-1"])
+        try await withCleanup({ await fixture.stop() }) {
+            _ = try await fixture.push("alice", [SyncOperation(opId: newOpID(), collection: "notes", id: "n1", op: .create, data: ["title": "a"])])
+            let cursor = try await fixture.pullAll("rita", "notes").cursor
+            let url = fixture.server.baseURL.appendingPathComponent("v1/projects/field/events")
+            let lines = try await EventStreamReader.open(url: url, token: fixture.tokens["rita"]!)
+            let record = try await fixture.server.server.setFields(["photo": "f-1"], project: "field", collection: "notes", id: "n1", user: "alice")
+            #expect(record.version == 2)
+            let notice = try CairnJSON.decode(ChangeNotice.self, from: Array(try await lines.nextData(timeout: .seconds(10)).utf8))
+            #expect(notice == ChangeNotice(collection: "notes", version: 2))
+            await lines.close()
+            let delta = try await fixture.pullAll("rita", "notes", since: cursor).changes
+            #expect(delta.map(\.version) == [2])
+            #expect(delta.first?.data == ["title": "a", "photo": "f-1"])
+        }
     }
 }
