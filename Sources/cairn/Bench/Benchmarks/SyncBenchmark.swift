@@ -59,6 +59,7 @@ struct SyncBenchmark {
 
         var figures = try await measureSDK(server: server, directory: directory)
         figures["clientPeakRSSBytes"] = .integer(Int64(ProcessUsage.peakRSS() ?? 0))
+        figures.merge(try await measureCooperativePool(server: server, directory: directory)) { $1 }
         figures.merge(try await measureServer(server: server)) { $1 }
         figures["serverPeakRSSBytes"] = .integer(Int64(server.peakRSS ?? 0))
         // The same raw push on a server that flushes at checkpoints only: the price of FULL durability, in one run.
@@ -125,14 +126,7 @@ struct SyncBenchmark {
     private func measureSDK(collection: String, compression: Bool, server: ServerProcess, directory: URL) async throws -> [String: JSONValue] {
         let wire = compression ? "gzip" : "plain JSON"
         func client(_ name: String) async throws -> CairnClient {
-            var configuration = CairnConfiguration(
-                serverURL: server.baseURL, project: Self.project, device: name,
-                credentials: .password(user: "bench", password: password),
-                store: .file(directory.appendingPathComponent("\(name).sqlite").path))
-            configuration.batchSize = batchSize
-            configuration.pageSize = pageSize
-            configuration.compression = compression
-            return try await CairnClient.open(configuration)
+            try await openClient(name, compression: compression, server: server, directory: directory)
         }
         let writer = try await client("writer-\(collection)")
         let writeStart = ContinuousClock.now
@@ -191,6 +185,19 @@ struct SyncBenchmark {
         log(String(format: "incremental pull of 10 changes: median %.2f ms", incremental))
         figures["incrementalPullMilliseconds"] = .number((incremental * 100).rounded() / 100)
         return figures
+    }
+
+    /// Opens the bench user's client `name` on a store file of its own in `directory`, with the run's batch and page
+    /// sizes and `compression` on the wire or not.
+    func openClient(_ name: String, compression: Bool, server: ServerProcess, directory: URL) async throws -> CairnClient {
+        var configuration = CairnConfiguration(
+            serverURL: server.baseURL, project: Self.project, device: name,
+            credentials: .password(user: "bench", password: password),
+            store: .file(directory.appendingPathComponent("\(name).sqlite").path))
+        configuration.batchSize = batchSize
+        configuration.pageSize = pageSize
+        configuration.compression = compression
+        return try await CairnClient.open(configuration)
     }
 
     /// Creates `records` records (`record(index)`) in `collection` over raw HTTP, in batches of `batchSize`, two
