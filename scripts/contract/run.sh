@@ -5,6 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/lib/stop_process.sh"
+source "$root/scripts/lib/serve.sh"
 here="$root/scripts/contract"
 cairn="${CAIRN:-$root/.build/debug/cairn}"
 venv="${CAIRN_CONTRACT_VENV:-$root/.build-schemathesis}"
@@ -18,9 +19,9 @@ fi
 
 data="$(mktemp -d)"
 log="$data/serve.log"
-server=""
+servers=()
 cleanup() {
-  stop_process "$server"
+  for pid in "${servers[@]}"; do stop_process "$pid"; done
   rm -rf "$data"
 }
 trap cleanup EXIT
@@ -32,23 +33,9 @@ export CAIRN_PASSWORD="contract-check-password"
 "$cairn" admin --data "$data" grant ada --project field --role admin >/dev/null
 "$cairn" admin --data "$data" set-schema --project field "$here/schema.json" >/dev/null
 
-"$cairn" serve --data "$data" --host 127.0.0.1 --port 0 --access-token-minutes 120 >"$log" 2>&1 &
-server=$!
-port=""
-for _ in $(seq 1 100); do
-  port="$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$log" | grep -oE '[0-9]+$' | head -1 || true)"
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "cairn serve did not report its port:"; cat "$log"; exit 1; }
-base="http://127.0.0.1:$port"
+start_serve base "$log" --data "$data" --access-token-minutes 120
 
-token="$(python3 -c '
-import json, sys, urllib.request
-body = json.dumps({"username": "ada", "password": sys.argv[2]}).encode()
-request = urllib.request.Request(sys.argv[1] + "/v1/auth/login", data=body, headers={"Content-Type": "application/json"})
-print(json.load(urllib.request.urlopen(request, timeout=10))["accessToken"])
-' "$base" "$CAIRN_PASSWORD")"
+token="$(python3 "$here/login.py" "$base" ada "$CAIRN_PASSWORD")"
 
 python3 "$here/outside_client.py" "$base" "$token"
 python3 "$here/outside_files.py" "$base" "$token" "$cairn" "$CAIRN_PASSWORD"

@@ -5,6 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/lib/stop_process.sh"
+source "$root/scripts/lib/serve.sh"
 here="$root/scripts/contract"
 cairn="${CAIRN:-$root/.build/debug/cairn}"
 venv="${CAIRN_CONTRACT_VENV:-$root/.build-schemathesis}"
@@ -40,25 +41,11 @@ export CAIRN_PASSWORD="contract-check-password"
 
 bases=()
 for name in first second; do
-  log="$work/$name.log"
-  "$cairn" serve --host 127.0.0.1 --port 0 --access-token-minutes 120 >"$log" 2>&1 &
-  servers+=($!)
-  port=""
-  for _ in $(seq 1 100); do
-    port="$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$log" | grep -oE '[0-9]+$' | head -1 || true)"
-    [ -n "$port" ] && break
-    sleep 0.1
-  done
-  [ -n "$port" ] || { echo "cairn serve ($name) did not report its port:"; cat "$log"; exit 1; }
-  bases+=("http://127.0.0.1:$port")
+  start_serve base "$work/$name.log" --access-token-minutes 120
+  bases+=("$base")
 done
 
-token="$(python3 -c '
-import json, sys, urllib.request
-body = json.dumps({"username": "ada", "password": sys.argv[2]}).encode()
-request = urllib.request.Request(sys.argv[1] + "/v1/auth/login", data=body, headers={"Content-Type": "application/json"})
-print(json.load(urllib.request.urlopen(request, timeout=10))["accessToken"])
-' "${bases[0]}" "$CAIRN_PASSWORD")"
+token="$(python3 "$here/login.py" "${bases[0]}" ada "$CAIRN_PASSWORD")"
 
 python3 "$here/outside_instances.py" "${bases[0]}" "${bases[1]}" "$token"
 python3 "$here/outside_client.py" "${bases[1]}" "$token"

@@ -6,6 +6,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/lib/stop_process.sh"
+source "$root/scripts/lib/serve.sh"
 cairn="${CAIRN:-$root/.build/debug/cairn}"
 work="$(mktemp -d)"
 servers=()
@@ -23,20 +24,10 @@ on_signals_exit
 step() { echo "== $*"; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-# serve NAME ARGS...: starts `cairn serve ARGS...` on a free port and sets the variable NAME to its base URL once it
-# listens. It runs in this shell, never in a `$(...)` subshell, so that `servers` holds the PID for the exit trap.
+# serve NAME ARGS...: start_serve (scripts/lib/serve.sh) with a log of its own; fails the check when it cannot start.
 serve() {
   local name=$1; shift
-  local log="$work/serve-$RANDOM.log"
-  "$cairn" serve --host 127.0.0.1 --port 0 "$@" >"$log" 2>&1 &
-  servers+=($!)
-  for _ in $(seq 1 150); do
-    local port
-    port="$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$log" | grep -oE '[0-9]+$' | head -1 || true)"
-    if [ -n "$port" ]; then printf -v "$name" '%s' "http://127.0.0.1:$port"; return; fi
-    sleep 0.1
-  done
-  cat "$log" >&2; fail "cairn serve $* did not report its port"
+  start_serve "$name" "$work/serve-$RANDOM.log" "$@" || fail "cairn serve $* did not report its port"
 }
 stop_servers() {
   for pid in "${servers[@]}"; do stop_process "$pid"; done
