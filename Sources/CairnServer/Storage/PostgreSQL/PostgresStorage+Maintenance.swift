@@ -9,21 +9,19 @@ extension PostgresStorage {
     /// that a client seen since `tombstonesBefore` has not pulled yet stays. Every instance may run it: a second
     /// purge at once finds less or nothing to delete.
     public func purge(tombstonesBefore: Date, operationsBefore: Date, now: Date) async throws -> PurgeReport {
-        let horizon = tombstonesBefore.epochSeconds
-        let holdersSeenSince = Self.holdersSeenSince(tombstonesBefore: tombstonesBefore, now: now).epochSeconds
+        // $1 the horizon, $2 when holders were seen since (PurgeRules).
+        var binds = PostgresBindings()
+        binds.append(tombstonesBefore.epochSeconds)
+        binds.append(Self.holdersSeenSince(tombstonesBefore: tombstonesBefore, now: now).epochSeconds)
+        let holds = "WITH holds AS (\(PurgeRules.holds(seenSince: "$2")))"
         return try await Self.transaction(client, logger: logger) { connection in
-            // `holds`: per project, the lowest version a client seen within twice the retention pulled to (tombstones above it
-            // stay; a client that never pulled to the end, at 0, starts with a snapshot, which needs none). The
-            // purged tombstones raise, per collection, the highest version purged: cursors below it expire.
+            // The purged tombstones raise, per collection, the highest version purged: cursors below it expire.
             let tombstones = try await Self.count(
                 connection,
-                """
-                WITH holds AS (
-                    SELECT project, min(last_pulled_version) AS pulled FROM clients
-                    WHERE last_seen >= \(holdersSeenSince) AND last_pulled_version > 0 GROUP BY project),
+                PostgresQuery(unsafeSQL: """
+                \(holds),
                 purged AS (
-                    DELETE FROM records WHERE deleted AND changed_at < \(horizon)
-                    AND NOT EXISTS (SELECT 1 FROM holds WHERE holds.project = records.project AND records.version > holds.pulled)
+                    DELETE FROM records WHERE \(PurgeRules.tombstones(before: "$1", holds: "holds", isDeleted: "deleted"))
                     RETURNING project, collection, version),
                 marks AS (
                     INSERT INTO collection_state (project, collection, purged_through)
@@ -31,23 +29,20 @@ extension PostgresStorage {
                     ON CONFLICT (project, collection)
                     DO UPDATE SET purged_through = GREATEST(collection_state.purged_through, excluded.purged_through))
                 SELECT 1 FROM purged
-                """, logger: logger)
+                """, binds: binds), logger: logger)
             // The replaced states go by the same rule, measured from when they were replaced; a cursor under data rules
             // from before the change that replaced one expires with it (`history_through`).
             try await connection.query(
-                """
-                WITH holds AS (
-                    SELECT project, min(last_pulled_version) AS pulled FROM clients
-                    WHERE last_seen >= \(holdersSeenSince) AND last_pulled_version > 0 GROUP BY project),
+                PostgresQuery(unsafeSQL: """
+                \(holds),
                 purged AS (
-                    DELETE FROM record_history WHERE superseded_at < \(horizon)
-                    AND NOT EXISTS (SELECT 1 FROM holds WHERE holds.project = record_history.project AND record_history.superseded_version > holds.pulled)
+                    DELETE FROM record_history WHERE \(PurgeRules.replacedStates(before: "$1", holds: "holds"))
                     RETURNING project, collection, superseded_version)
                 INSERT INTO collection_state (project, collection, history_through)
                 SELECT project, collection, max(superseded_version) FROM purged GROUP BY project, collection
                 ON CONFLICT (project, collection)
                 DO UPDATE SET history_through = GREATEST(collection_state.history_through, excluded.history_through)
-                """, logger: logger)
+                """, binds: binds), logger: logger)
             let operations = try await Self.count(
                 connection, "DELETE FROM operations WHERE created_at < \(operationsBefore.epochSeconds) RETURNING 1", logger: logger)
             let tokens = try await Self.count(connection, "DELETE FROM tokens WHERE expires_at < \(now.epochSeconds) RETURNING 1", logger: logger)

@@ -11,16 +11,10 @@ extension SQLiteStorage {
             // Per project, the lowest version a client seen within twice the retention pulled to; tombstones above it stay.
             try db.execute(sql: "DROP TABLE IF EXISTS temp.purge_holds")
             try db.execute(
-                sql: """
-                    CREATE TEMP TABLE purge_holds AS
-                    SELECT project, min(last_pulled_version) AS pulled FROM clients
-                    WHERE last_seen >= ? AND last_pulled_version > 0 GROUP BY project
-                    """,
+                sql: "CREATE TEMP TABLE purge_holds AS \(PurgeRules.holds(seenSince: "?"))",
                 arguments: [Self.holdersSeenSince(tombstonesBefore: tombstonesBefore, now: now).epochSeconds])
-            let purgeable = """
-                deleted = 1 AND changed_at < ?
-                AND version <= coalesce((SELECT pulled FROM temp.purge_holds WHERE purge_holds.project = records.project), 9223372036854775807)
-                """
+            // `deleted = 1`, as the partial index of tombstones says it.
+            let purgeable = PurgeRules.tombstones(before: "?", holds: "purge_holds", isDeleted: "deleted = 1")
             // Remember, per collection, the highest version purged: cursors below it expire.
             func raise(_ mark: String, to version: String, from table: String, where condition: String) throws {
                 try db.execute(
@@ -37,11 +31,7 @@ extension SQLiteStorage {
             let tombstones = db.changesCount
             // The replaced states go by the same rule, measured from when they were replaced; a cursor under data
             // rules from before the change that replaced one expires with it (`history_through`).
-            let replaced = """
-                superseded_at < ?
-                AND superseded_version <= coalesce(
-                    (SELECT pulled FROM temp.purge_holds WHERE purge_holds.project = record_history.project), 9223372036854775807)
-                """
+            let replaced = PurgeRules.replacedStates(before: "?", holds: "purge_holds")
             try raise("history_through", to: "superseded_version", from: "record_history", where: replaced)
             try db.execute(sql: "DELETE FROM record_history WHERE \(replaced)", arguments: [tombstonesBefore.epochSeconds])
             try db.execute(sql: "DROP TABLE temp.purge_holds")
