@@ -44,7 +44,7 @@ extension LocalStore {
             var data = row.data
             data[overlay.field] = .string(overlay.value)
             try table.upsert(
-                db, id: row.id, data: data, version: row.version, pending: row.pending, updatedAt: row.updatedAt, updatedBy: row.updatedBy)
+                db, id: row.id, data: data, version: row.version, updatedAt: row.updatedAt, updatedBy: row.updatedBy)
         }
         try fileUploads.settle(db, localIDs: settled)
     }
@@ -67,7 +67,7 @@ extension LocalStore {
             var data = row.data
             data[target.field] = underlying
             try table.upsert(
-                db, id: row.id, data: data, version: row.version, pending: row.pending, updatedAt: row.updatedAt, updatedBy: row.updatedBy)
+                db, id: row.id, data: data, version: row.version, updatedAt: row.updatedAt, updatedBy: row.updatedBy)
         }
         try fileUploads.remove(db, localID: job.localID)
     }

@@ -75,7 +75,7 @@ extension LocalStore {
         let table = try self.table(cursor.collection)
         let date = now
         return try writeBookkeeping { db in
-            let changes = try PulledChangeWriter(db, table: table, shadows: shadows)
+            let changes = try PulledChangeWriter(db, table: table, shadows: shadows, ids: page.changes.lazy.map(\.id))
             switch cursor {
             case .feed:
                 try applyFeedPage(db, page, changes: changes, at: date)
@@ -112,7 +112,7 @@ extension LocalStore {
     func applyFetched(_ change: ScannedChange?, collection name: String, id: String) throws {
         let table = try self.table(name)
         try writeBookkeeping { db in
-            let changes = try PulledChangeWriter(db, table: table, shadows: shadows)
+            let changes = try PulledChangeWriter(db, table: table, shadows: shadows, ids: [id])
             guard let change else {
                 try changes.removeUnlessPending(id)
                 return
