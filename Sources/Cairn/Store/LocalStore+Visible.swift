@@ -26,6 +26,6 @@ extension LocalStore {
             try table.remove(db, id: id)
         }
         if changes.isEmpty { try shadows.remove(db, collection: table.name, id: id) }
-        try applyFileOverlays(db, table: table, ids: [id])
+        try files.applyFileOverlays(db, table: table, ids: [id])
     }
 }

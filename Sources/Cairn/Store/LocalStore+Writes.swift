@@ -77,7 +77,7 @@ extension LocalStore {
         } else {
             try table.remove(db, id: id)
         }
-        try applyFileOverlays(db, table: table, ids: [id])
+        try files.applyFileOverlays(db, table: table, ids: [id])
         if case .remove = outcome, try LocalChanges.ids(db, collection: name, among: [id]).isEmpty {
             // The changes cancelled out: show the server's state again.
             try rebuildVisible(db, table: table, id: id)

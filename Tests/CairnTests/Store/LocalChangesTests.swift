@@ -71,7 +71,7 @@ struct LocalChangesTests {
             let table = try test.store.table("notes")
             try test.store.writer.write { db in try table.pulledRowWriter(db).write(ScannedChange(id: "n-1", version: 2, removed: true)) }
         case .deleteUnlisted:
-            try test.store.beginResync("notes")
+            try test.store.pullStates.beginResync("notes")
             try test.pull([.init(id: "n-2", version: 1, data: ["title": "B"])], cursor: "c2")
         case .downloadQueryEviction:
             try pullQuery(test, #"[{"id":"n-1","version":2,"gone":true}]"#)
@@ -99,14 +99,14 @@ struct LocalChangesTests {
         try expectTracesFollowRule(test)
         try test.push { TestStore.applied($0, version: 3) }
         try expectTracesFollowRule(test)
-        let failed = try #require(try test.store.failedOperations().first)
-        try test.store.retryFailed(id: failed.id, data: nil)
+        let failed = try #require(try test.store.uploads.failedOperations().first)
+        try test.store.uploads.retryFailed(id: failed.id, data: nil)
         try expectTracesFollowRule(test)
         try test.push { TestStore.rejected($0) }
-        try test.store.discardFailed(id: try #require(try test.store.failedOperations().first).id)
+        try test.store.uploads.discardFailed(id: try #require(try test.store.uploads.failedOperations().first).id)
         try expectTracesFollowRule(test)
         try test.store.write(collection: "notes", id: "n-3", change: .patch(["count": 4]))
-        try test.store.undoChanges(collection: "notes", ids: ["n-3"])
+        try test.store.uploads.undoChanges(collection: "notes", ids: ["n-3"])
         try expectTracesFollowRule(test)
     }
 
@@ -133,19 +133,19 @@ struct LocalChangesTests {
         switch form {
         case .queued:
             try test.store.write(collection: "notes", id: "n-1", change: .patch(["count": 2]))
-            inFlight = try test.store.takeBatch(limit: 10)
+            inFlight = try test.store.uploads.takeBatch(limit: 10)
             try test.store.write(collection: "notes", id: "n-1", change: .patch(["count": 1]))
         case .failed:
             try test.store.write(collection: "notes", id: "n-1", change: .patch(["count": 2]))
             try test.push { TestStore.rejected($0) }
             try test.store.write(collection: "notes", id: "n-1", change: .patch(["count": 1]))
-            inFlight = try test.store.takeBatch(limit: 10)
+            inFlight = try test.store.uploads.takeBatch(limit: 10)
         case .staleTraces:
             try test.store.write(collection: "notes", id: "n-1", change: .patch(["count": 1]))
-            inFlight = try test.store.takeBatch(limit: 10)
+            inFlight = try test.store.uploads.takeBatch(limit: 10)
         }
         #expect(inFlight.count == 1)
-        _ = try test.store.recordAnswers(inFlight.map { TestStore.applied($0, version: 2, data: ["title": "A", "count": 2]) }, for: inFlight)
+        _ = try test.store.uploads.recordAnswers(inFlight.map { TestStore.applied($0, version: 2, data: ["title": "A", "count": 2]) }, for: inFlight)
         let record = try #require(try test.record("n-1"))
         #expect(record.hasPendingChanges == form.hasLocalChanges)
         #expect(record.data == (form.hasLocalChanges ? Self.local : ["title": "A", "count": 2]))
