@@ -139,7 +139,12 @@ public final class CairnClient: Sendable {
     @discardableResult
     public func pull(group: String) async throws -> SyncSummary {
         try checkOpen()
-        let targets = try PullPlan(configuration: configuration, store: store).members(of: group)
+        return try await pull(targets: try PullPlan(configuration: configuration, store: store).members(of: group))
+    }
+
+    /// Pulls `targets` (collections whole, or some of their download queries), then starts the file work that
+    /// follows: the one path of ``pull(group:)`` and of the scheduler's pulls after a notice.
+    func pull(targets: [PullTarget]) async throws -> SyncSummary {
         let summary = try await engine.run(SyncScope(pulling: targets))
         afterSync(pulled: targets.map(\.collection))
         return summary
