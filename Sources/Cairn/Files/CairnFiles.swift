@@ -90,10 +90,18 @@ public struct CairnFiles: Sendable {
     /// Given a file id, drops a queued or failed deletion instead: the file stays on the server, its field cleared.
     public func discard(_ localID: String) async throws {
         if try client.store.files.discardFileDeletion(localID) { return }
-        if let job = try client.store.files.discardFileUpload(localID: localID) {
-            await client.fileUploader.cancel(job.localID)
-            try? FileManager.default.removeItem(at: client.fileFolder.url(job.path))
+        guard let job = try client.store.files.discardFileUpload(localID: localID) else {
+            await client.fileUploader.refreshCounts()
+            return
         }
+        await forgetUpload(job)
+    }
+
+    /// After an upload job left the store (discarded, or cancelled by a delete): stops it if it runs, removes its
+    /// local copy, and refreshes the counts.
+    private func forgetUpload(_ job: FileUploadJob) async {
+        await client.fileUploader.cancel(job.localID)
+        try? FileManager.default.removeItem(at: client.fileFolder.url(job.path))
         await client.fileUploader.refreshCounts()
     }
 
@@ -251,9 +259,7 @@ public struct CairnFiles: Sendable {
         try client.checkOpen()
         switch try client.store.files.queueFileDeletion(id, detachFrom: detachFrom) {
         case .cancelledUpload(let job):
-            await client.fileUploader.cancel(job.localID)
-            try? FileManager.default.removeItem(at: client.fileFolder.url(job.path))
-            await client.fileUploader.refreshCounts()
+            await forgetUpload(job)
         case .queued(let fileID):
             try await client.fileCache.remove(fileID)
         }
