@@ -92,12 +92,8 @@ actor FileCache {
             try? FileManager.default.removeItem(at: partial)
         }
         // A broken connection is tried again from what the file holds by then, never from where it began.
-        var attempt = 1
-        var offset: Int64
-        var hasher: StreamingSHA256
-        var response: TransportResponse
-        while true {
-            offset = (try? KeptFileWriter.resumableLength(of: partial, sealing: sealing)) ?? 0
+        let (offset, hasher, response) = try await configuration.retry.run(on: configuration.clock, retries: \.isRetryable) {
+            var offset = (try? KeptFileWriter.resumableLength(of: partial, sealing: sealing)) ?? 0
             if offset > metadata.size {
                 try? FileManager.default.removeItem(at: partial)
                 offset = 0
@@ -108,24 +104,13 @@ actor FileCache {
             }
             // The bytes are hashed as they arrive: no second read of a large file. A resumed download hashes what was
             // kept first.
-            hasher = StreamingSHA256()
-            if offset == metadata.size {
-                response = TransportResponse(status: 206, headers: [], body: Data())
-                break
-            }
-            do {
-                if offset > 0 { try Self.hash(try folder.reader(partial, length: offset), into: hasher) }
-                let into = hasher
-                response = try await api.downloadFile(
-                    fileID: id, from: offset, to: partial, sealing: sealing, timeout: configuration.fileTransferTimeout,
-                    progress: reporter.report, received: { bytes in into.update(bytes) })
-                break
-            } catch let error as CairnError where error.isRetryable
-                && configuration.retry.shouldRetry(after: attempt, refused: error.connectionRefused)
-            {
-                attempt += 1
-                try await configuration.clock.sleep(for: configuration.retry.delay(beforeAttempt: attempt))
-            }
+            let hasher = StreamingSHA256()
+            if offset == metadata.size { return (offset, hasher, TransportResponse(status: 206, headers: [], body: Data())) }
+            if offset > 0 { try Self.hash(try folder.reader(partial, length: offset), into: hasher) }
+            let response = try await api.downloadFile(
+                fileID: id, from: offset, to: partial, sealing: sealing, timeout: configuration.fileTransferTimeout,
+                progress: reporter.report, received: { bytes in hasher.update(bytes) })
+            return (offset, hasher, response)
         }
         await report(id, bytes: metadata.size, total: metadata.size)
         var hash = hasher.finalize()
