@@ -145,8 +145,15 @@ struct LifecycleTests {
         #expect(throws: CairnError.self) { try alice.record("notes", id: "n1") }
         let again = try await fixture.client("bob", store: .file(path))
         #expect(try again.records(Query("notes")).isEmpty)
+        // An interrupted rewrite's copy and its side-cars go too.
+        for leftover in [".rekey", ".rekey-journal", ".rekey-wal", ".rekey-shm"] {
+            #expect(FileManager.default.createFile(atPath: path + leftover, contents: Data()))
+        }
         try await again.clear()
         #expect(!FileManager.default.fileExists(atPath: path))
+        for suffix in ["-wal", "-shm", "-journal", ".rekey", ".rekey-journal", ".rekey-wal", ".rekey-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: path + suffix), "\(suffix) is left behind")
+        }
     }
 
     @Test("410 cursor_expired re-pulls a snapshot of that collection only, dropping vanished records and keeping pending changes")

@@ -70,7 +70,7 @@ extension CairnClient {
         do {
             let result = try store.writer.write { db in
                 let result = try body(BatchWriter(store: store, db: db, changeSet: changeSet, excluded: configuration.syncTasks))
-                if let changeSet { try store.checkChangeSet(db, changeSet) }
+                if let changeSet { try store.uploads.checkChangeSet(db, changeSet) }
                 return result
             }
             noteLocalWrite()

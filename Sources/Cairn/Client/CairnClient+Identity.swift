@@ -43,9 +43,7 @@ extension CairnClient {
         try await signOut()
         try? store.close()
         if case .file(let path) = configuration.store {
-            for suffix in ["", "-wal", "-shm", "-journal", ".rekey", ".rekey-journal"] {
-                try? FileManager.default.removeItem(atPath: path + suffix)
-            }
+            for file in StoreFiles.all(of: path) { try? FileManager.default.removeItem(atPath: file) }
         }
     }
 

@@ -43,7 +43,7 @@ extension CairnClient {
             user: configuration.credentials.user, server: configuration.serverURL.absoluteString, project: configuration.project,
             device: configuration.device)
         try store.declareLocal(configuration.localCollections)
-        do { try store.noteSchemaVersion(configuration.schemaVersion) } catch { throw CairnError.store(error) }
+        do { try store.uploads.noteSchemaVersion(configuration.schemaVersion) } catch { throw CairnError.store(error) }
         try client.applyConfiguredIndexes()
         try DownloadQueryStore(store: store).applyConfiguration(configuration.downloadFilters)
 

@@ -137,13 +137,13 @@ extension CairnClient {
     /// ```
     public func pendingOperations(_ filter: OperationFilter = .all) throws -> [PendingOperation] {
         try checkOpen()
-        return try store.pendingOperations(filter)
+        return try store.uploads.pendingOperations(filter)
     }
 
     /// The uploads the server rejected that `filter` selects: all of them, oldest first, by default.
     public func failedOperations(_ filter: OperationFilter = .all) throws -> [FailedOperation] {
         try checkOpen()
-        return try store.failedOperations(filter)
+        return try store.uploads.failedOperations(filter)
     }
 
     /// Cancels every queued operation `filter` selects, in one transaction; their records show what remains (SAP's
@@ -151,7 +151,7 @@ extension CairnClient {
     @discardableResult
     public func cancelPending(_ filter: OperationFilter) throws -> Int {
         try checkOpen()
-        return try store.cancelPending(filter)
+        return try store.uploads.cancelPending(filter)
     }
 
     /// Queues again, unchanged and in the order they were made, every failed operation `filter` selects, in one
@@ -159,7 +159,7 @@ extension CairnClient {
     @discardableResult
     public func retryFailed(_ filter: OperationFilter) throws -> Int {
         try checkOpen()
-        return try store.retryFailed(filter)
+        return try store.uploads.retryFailed(filter)
     }
 
     /// Deletes every failed operation `filter` selects, in one transaction; their records show the server's state
@@ -167,38 +167,38 @@ extension CairnClient {
     @discardableResult
     public func discardFailed(_ filter: OperationFilter) throws -> Int {
         try checkOpen()
-        return try store.discardFailed(filter)
+        return try store.uploads.discardFailed(filter)
     }
 
     /// Queues a failed operation again (with `data` replacing its payload when given); a change set's entry is queued
     /// again whole, as one set.
     public func retryFailed(_ id: Int64, data: [String: JSONValue]? = nil) throws {
         try checkOpen()
-        try store.retryFailed(id: id, data: data)
+        try store.uploads.retryFailed(id: id, data: data)
     }
 
     /// Deletes a failed operation (a change set's entry whole); its records show the server's state again (with any
     /// other pending changes).
     public func discardFailed(_ id: Int64) throws {
         try checkOpen()
-        try store.discardFailed(id: id)
+        try store.uploads.discardFailed(id: id)
     }
 
     /// Drops the pending (and failed) changes of these records: they show the last server state again.
     public func undoPendingChanges(in collection: String, ids: [String]) throws {
         try checkOpen()
-        try store.undoChanges(collection: collection, ids: ids)
+        try store.uploads.undoChanges(collection: collection, ids: ids)
     }
 
     /// Cancels one queued operation.
     public func cancel(opId: String) throws {
         try checkOpen()
-        try store.cancel(opId: opId)
+        try store.uploads.cancel(opId: opId)
     }
 
     /// The conflicts that happened and how they were resolved, newest first.
     public func conflicts(limit: Int = 100) throws -> [ConflictRecord] {
         try checkOpen()
-        return try store.conflicts(limit: limit)
+        return try store.uploads.conflicts(limit: limit)
     }
 }

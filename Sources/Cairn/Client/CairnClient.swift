@@ -139,7 +139,12 @@ public final class CairnClient: Sendable {
     @discardableResult
     public func pull(group: String) async throws -> SyncSummary {
         try checkOpen()
-        let targets = try PullPlan(configuration: configuration, store: store).members(of: group)
+        return try await pull(targets: try PullPlan(configuration: configuration, store: store).members(of: group))
+    }
+
+    /// Pulls `targets` (collections whole, or some of their download queries), then starts the file work that
+    /// follows: the one path of ``pull(group:)`` and of the scheduler's pulls after a notice.
+    func pull(targets: [PullTarget]) async throws -> SyncSummary {
         let summary = try await engine.run(SyncScope(pulling: targets))
         afterSync(pulled: targets.map(\.collection))
         return summary
@@ -183,7 +188,7 @@ public final class CairnClient: Sendable {
     /// The persisted history of sync runs, newest first.
     public func history(limit: Int = 50) throws -> [SyncHistoryEntry] {
         try checkOpen()
-        return try store.history(limit: limit)
+        return try store.history.entries(limit: limit)
     }
 
     /// The sync runs the history keeps that `filter` selects (kinds, a time range, failures only), newest first
@@ -194,20 +199,20 @@ public final class CairnClient: Sendable {
     /// ```
     public func history(matching filter: HistoryFilter, limit: Int = 50) throws -> [SyncHistoryEntry] {
         try checkOpen()
-        return try store.history(matching: filter, limit: limit)
+        return try store.history.entries(matching: filter, limit: limit)
     }
 
     /// True when local changes or file deletions wait for upload (also after a crash or restart).
-    public var hasPendingUpload: Bool { (try? store.hasPendingUpload()) ?? false }
+    public var hasPendingUpload: Bool { (try? store.uploads.hasPendingUpload()) ?? false }
 
     /// True when a download did not complete (interrupted, or a collection is new or changed).
-    public var hasPendingDownload: Bool { (try? store.hasPendingDownload()) ?? false }
+    public var hasPendingDownload: Bool { (try? store.pullStates.hasPendingDownload()) ?? false }
 
     /// True once the collection's first full pull completed.
-    public func isFirstPullComplete(_ collection: String) throws -> Bool { try store.pullState(collection).firstPullDone }
+    public func isFirstPullComplete(_ collection: String) throws -> Bool { try store.pullStates.state(collection).firstPullDone }
 
     func refreshCounts() async {
-        guard let counts = try? store.counts() else { return }
+        guard let counts = try? store.uploads.counts() else { return }
         await statusCenter.update {
             $0.pendingUploads = counts.pending
             $0.failedUploads = counts.failed

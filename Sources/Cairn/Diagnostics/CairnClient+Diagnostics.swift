@@ -15,12 +15,12 @@ extension CairnClient {
         let status = await self.status()
         let store = self.store
         let facts = try DiagnosticsFacts.read(store)
-        let failedUploads = try store.failedOperations().map {
+        let failedUploads = try store.uploads.failedOperations().map {
             Diagnostics.FailedUpload(collection: $0.collection, id: $0.recordID, operation: $0.kind.rawValue, error: $0.error, failedAt: $0.failedAt)
         }
         let failedFiles = try files.failedUploads().map { Diagnostics.FailedFile(localID: $0.id, name: $0.name, size: $0.size, error: $0.error) }
         // A run cancelled on purpose (Ctrl-C, a background step's expiry) is not a failure of the store.
-        let history = try store.history(limit: 20).filter { !($0.error?.hasPrefix("\(ErrorCode.cancelled.rawValue):") ?? false) }
+        let history = try store.history.entries(limit: 20).filter { !($0.error?.hasPrefix("\(ErrorCode.cancelled.rawValue):") ?? false) }
         // The history is in the order the runs started (its id is taken at the start): the newest run that ended is
         // the one judged, even when an older run, begun during an outage, ended after it.
         let (verdict, explanation) = Diagnostics.judge(

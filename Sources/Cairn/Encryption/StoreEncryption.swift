@@ -58,7 +58,7 @@ public enum StoreEncryption {
         let path = try StoreCipher.sqlitePath(path)
         try OpenStoreFiles.ensureClosed(path)
         let source = try StoreKeying.register(path: path, key: key)
-        let copy = path + ".rekey"
+        let copy = StoreFiles.rewriteCopy(of: path)
         try StoreKeying.removeLeftovers(of: path)
         let target = try newKey.flatMap { try StoreKeying.register(path: copy, key: $0) }
         var configuration = Configuration()

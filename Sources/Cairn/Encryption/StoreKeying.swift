@@ -67,14 +67,13 @@ enum StoreKeying {
     /// Removes the WAL, its index and the journal beside `path`: a new or rewritten store must not pick up those of
     /// an earlier file of the same name.
     static func removeJournals(of path: String) {
-        for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        for file in StoreFiles.sideCars(of: path) { try? FileManager.default.removeItem(atPath: file) }
     }
 
     /// Removes what an interrupted rewrite left beside `path`.
     static func removeLeftovers(of path: String) throws {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            let leftover = path + ".rekey" + suffix
-            if FileManager.default.fileExists(atPath: leftover) { try FileManager.default.removeItem(atPath: leftover) }
+        for leftover in StoreFiles.rewriteLeftovers(of: path) where FileManager.default.fileExists(atPath: leftover) {
+            try FileManager.default.removeItem(atPath: leftover)
         }
     }
 

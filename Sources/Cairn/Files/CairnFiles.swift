@@ -39,7 +39,7 @@ public struct CairnFiles: Sendable {
             throw CairnError(
                 .fileTooLarge, "\(fileURL.lastPathComponent) has \(size) bytes; files are at most \(limit)", details: ["limit": .integer(limit)])
         }
-        let localID = LocalStore.localFilePrefix + UUID().uuidString.lowercased()
+        let localID = LocalFiles.localFilePrefix + UUID().uuidString.lowercased()
         let path: String
         do {
             path = try client.fileFolder.keep(fileURL, as: localID)
@@ -50,7 +50,7 @@ public struct CairnFiles: Sendable {
             localID: localID, name: name ?? fileURL.lastPathComponent, contentType: contentType ?? "application/octet-stream", size: size,
             sha256: "", tags: tags, isPublic: isPublic, attachTo: attachTo, path: path, createdAt: client.configuration.wallClock.now())
         do {
-            try client.store.queueFileUpload(job)
+            try client.store.files.queueFileUpload(job)
         } catch {
             try? FileManager.default.removeItem(at: client.fileFolder.url(path))
             throw CairnError(wrapping: error)
@@ -64,23 +64,23 @@ public struct CairnFiles: Sendable {
     }
 
     /// Uploads queued or running, oldest first.
-    public func pendingUploads() throws -> [PendingFile] { try client.store.fileUploads(in: [.queued]).map(PendingFile.init) }
+    public func pendingUploads() throws -> [PendingFile] { try client.store.files.fileUploads(in: [.queued]).map(PendingFile.init) }
 
     /// Uploads that stopped (the server refused the file, or it kept failing), oldest first.
-    public func failedUploads() throws -> [PendingFile] { try client.store.fileUploads(in: [.failed]).map(PendingFile.init) }
+    public func failedUploads() throws -> [PendingFile] { try client.store.files.fileUploads(in: [.failed]).map(PendingFile.init) }
 
     /// The upload with this local id, in any state.
-    public func upload(_ localID: String) throws -> PendingFile? { try client.store.fileUpload(localID: localID).map(PendingFile.init) }
+    public func upload(_ localID: String) throws -> PendingFile? { try client.store.files.fileUpload(localID: localID).map(PendingFile.init) }
 
     /// Queues a failed upload again, to start now, or a failed deletion (by its file id), for the next sync; false
     /// when neither has this id.
     @discardableResult
     public func retry(_ localID: String) async throws -> Bool {
-        if try client.store.retryFileDeletion(localID) {
+        if try client.store.files.retryFileDeletion(localID) {
             client.noteLocalWrite()
             return true
         }
-        let retried = try client.store.retryFileUpload(localID: localID)
+        let retried = try client.store.files.retryFileUpload(localID: localID)
         await client.fileUploader.refreshCounts()
         await client.fileUploader.kick()
         return retried
@@ -89,11 +89,19 @@ public struct CairnFiles: Sendable {
     /// Drops a queued or failed upload and its local copy; a record field showing it goes back to its former value.
     /// Given a file id, drops a queued or failed deletion instead: the file stays on the server, its field cleared.
     public func discard(_ localID: String) async throws {
-        if try client.store.discardFileDeletion(localID) { return }
-        if let job = try client.store.discardFileUpload(localID: localID) {
-            await client.fileUploader.cancel(job.localID)
-            try? FileManager.default.removeItem(at: client.fileFolder.url(job.path))
+        if try client.store.files.discardFileDeletion(localID) { return }
+        guard let job = try client.store.files.discardFileUpload(localID: localID) else {
+            await client.fileUploader.refreshCounts()
+            return
         }
+        await forgetUpload(job)
+    }
+
+    /// After an upload job left the store (discarded, or cancelled by a delete): stops it if it runs, removes its
+    /// local copy, and refreshes the counts.
+    private func forgetUpload(_ job: FileUploadJob) async {
+        await client.fileUploader.cancel(job.localID)
+        try? FileManager.default.removeItem(at: client.fileFolder.url(job.path))
         await client.fileUploader.refreshCounts()
     }
 
@@ -161,7 +169,7 @@ public struct CairnFiles: Sendable {
     /// The kept file of `id`, as the store keeps it (sealed in an encrypted store).
     private func keptFile(_ id: String) async throws -> URL {
         try client.checkOpen()
-        if try client.store.isFileDeleted(id) { throw CairnError(.notFound, "The file \(id) was deleted on this device") }
+        if try client.store.files.isFileDeleted(id) { throw CairnError(.notFound, "The file \(id) was deleted on this device") }
         return try await client.fileCache.url(for: id)
     }
 
@@ -171,7 +179,7 @@ public struct CairnFiles: Sendable {
     /// Keeps a downloaded file out of eviction (downloading it first), or lets it go again.
     public func pin(_ id: String, _ pinned: Bool = true) async throws {
         if pinned { _ = try await keptFile(id) }
-        try client.store.pinFile(id, pinned)
+        try client.store.files.pinFile(id, pinned)
         if !pinned { try await client.fileCache.evict() }
     }
 
@@ -180,7 +188,7 @@ public struct CairnFiles: Sendable {
     @discardableResult
     public func prefetch(collection: String) async throws -> Int {
         var fetched = 0
-        for id in try client.store.fileReferences(collection: collection) where try await !client.fileCache.isCached(id) {
+        for id in try client.store.files.fileReferences(collection: collection) where try await !client.fileCache.isCached(id) {
             guard try await client.fileCache.prefetch(id) else { break }
             fetched += 1
         }
@@ -189,7 +197,7 @@ public struct CairnFiles: Sendable {
 
     /// The files kept on this device: how many, and their bytes (pinned ones included).
     public func cacheUsage() throws -> (files: Int, bytes: Int64) {
-        let totals = try client.store.cacheTotals()
+        let totals = try client.store.files.cacheTotals()
         return (totals.count, totals.bytes)
     }
 
@@ -249,11 +257,9 @@ public struct CairnFiles: Sendable {
     ///   `file` field.
     public func delete(_ id: String, detachFrom: FileAttachment? = nil) async throws {
         try client.checkOpen()
-        switch try client.store.queueFileDeletion(id, detachFrom: detachFrom) {
+        switch try client.store.files.queueFileDeletion(id, detachFrom: detachFrom) {
         case .cancelledUpload(let job):
-            await client.fileUploader.cancel(job.localID)
-            try? FileManager.default.removeItem(at: client.fileFolder.url(job.path))
-            await client.fileUploader.refreshCounts()
+            await forgetUpload(job)
         case .queued(let fileID):
             try await client.fileCache.remove(fileID)
         }
@@ -261,16 +267,16 @@ public struct CairnFiles: Sendable {
     }
 
     /// File deletions waiting for a sync, oldest first.
-    public func pendingDeletions() throws -> [FileDeletion] { try client.store.fileDeletions(in: [.queued]) }
+    public func pendingDeletions() throws -> [FileDeletion] { try client.store.files.fileDeletions(in: [.queued]) }
 
     /// File deletions the server refused (the file stays on the server; its field stays cleared), oldest first:
     /// ``retry(_:)`` or ``discard(_:)`` them by file id.
-    public func failedDeletions() throws -> [FileDeletion] { try client.store.fileDeletions(in: [.failed]) }
+    public func failedDeletions() throws -> [FileDeletion] { try client.store.files.fileDeletions(in: [.failed]) }
 
     /// The server id of `id`: itself, or the server id of a completed upload's local id.
     public func serverID(_ id: String) throws -> String {
-        guard id.hasPrefix(LocalStore.localFilePrefix) else { return id }
-        guard let job = try client.store.fileUpload(localID: id), job.state == .completed, let serverID = job.serverID else {
+        guard id.hasPrefix(LocalFiles.localFilePrefix) else { return id }
+        guard let job = try client.store.files.fileUpload(localID: id), job.state == .completed, let serverID = job.serverID else {
             throw CairnError(.fileNotReady, "The upload \(id) has not completed yet: the server does not know the file")
         }
         return serverID

@@ -29,17 +29,17 @@ actor FileCache {
 
     /// The local file for `id`: a pending upload's copy (local ids), a cached download, or a new download.
     func url(for id: String) async throws -> URL {
-        if id.hasPrefix(LocalStore.localFilePrefix) {
-            guard let job = try store.fileUpload(localID: id) else {
+        if id.hasPrefix(LocalFiles.localFilePrefix) {
+            guard let job = try store.files.fileUpload(localID: id) else {
                 throw CairnError(.notFound, "No upload with the local id \(id) is known on this device")
             }
             if job.state != .completed || job.serverID == nil { return folder.url(job.path) }
             return try await url(for: job.serverID!)
         }
-        if let path = try store.cachedFile(id) {
+        if let path = try store.files.cachedFile(id) {
             let url = folder.url(path)
             if FileManager.default.fileExists(atPath: url.path) { return url }
-            _ = try store.uncacheFile(id)
+            _ = try store.files.uncacheFile(id)
         }
         return try await fetch(id, metadata: nil)
     }
@@ -49,7 +49,7 @@ actor FileCache {
     func prefetch(_ id: String) async throws -> Bool {
         if try isCached(id) { return true }
         let metadata = try await api.fileMetadata(fileID: id)
-        let used = try store.cacheTotals()
+        let used = try store.files.cacheTotals()
         guard used.bytes - used.pinnedBytes + metadata.size <= configuration.fileCacheBytes else { return false }
         _ = try await fetch(id, metadata: metadata)
         return true
@@ -70,8 +70,8 @@ actor FileCache {
 
     /// Whether the file is on this device now (no download needed).
     func isCached(_ id: String) throws -> Bool {
-        if id.hasPrefix(LocalStore.localFilePrefix) { return try store.fileUpload(localID: id) != nil }
-        return try store.cachedFile(id).map { FileManager.default.fileExists(atPath: folder.url($0).path) } ?? false
+        if id.hasPrefix(LocalFiles.localFilePrefix) { return try store.files.fileUpload(localID: id) != nil }
+        return try store.files.cachedFile(id).map { FileManager.default.fileExists(atPath: folder.url($0).path) } ?? false
     }
 
     /// Downloads into `cache/ID.partial` (resuming what an earlier attempt left), checks the bytes against the
@@ -92,12 +92,8 @@ actor FileCache {
             try? FileManager.default.removeItem(at: partial)
         }
         // A broken connection is tried again from what the file holds by then, never from where it began.
-        var attempt = 1
-        var offset: Int64
-        var hasher: StreamingSHA256
-        var response: TransportResponse
-        while true {
-            offset = (try? KeptFileWriter.resumableLength(of: partial, sealing: sealing)) ?? 0
+        let (offset, hasher, response) = try await configuration.retry.run(on: configuration.clock, retries: \.isRetryable) {
+            var offset = (try? KeptFileWriter.resumableLength(of: partial, sealing: sealing)) ?? 0
             if offset > metadata.size {
                 try? FileManager.default.removeItem(at: partial)
                 offset = 0
@@ -108,24 +104,13 @@ actor FileCache {
             }
             // The bytes are hashed as they arrive: no second read of a large file. A resumed download hashes what was
             // kept first.
-            hasher = StreamingSHA256()
-            if offset == metadata.size {
-                response = TransportResponse(status: 206, headers: [], body: Data())
-                break
-            }
-            do {
-                if offset > 0 { try Self.hash(try folder.reader(partial, length: offset), into: hasher) }
-                let into = hasher
-                response = try await api.downloadFile(
-                    fileID: id, from: offset, to: partial, sealing: sealing, timeout: configuration.fileTransferTimeout,
-                    progress: reporter.report, received: { bytes in into.update(bytes) })
-                break
-            } catch let error as CairnError where error.isRetryable
-                && configuration.retry.shouldRetry(after: attempt, refused: error.connectionRefused)
-            {
-                attempt += 1
-                try await configuration.clock.sleep(for: configuration.retry.delay(beforeAttempt: attempt))
-            }
+            let hasher = StreamingSHA256()
+            if offset == metadata.size { return (offset, hasher, TransportResponse(status: 206, headers: [], body: Data())) }
+            if offset > 0 { try Self.hash(try folder.reader(partial, length: offset), into: hasher) }
+            let response = try await api.downloadFile(
+                fileID: id, from: offset, to: partial, sealing: sealing, timeout: configuration.fileTransferTimeout,
+                progress: reporter.report, received: { bytes in hasher.update(bytes) })
+            return (offset, hasher, response)
         }
         await report(id, bytes: metadata.size, total: metadata.size)
         var hash = hasher.finalize()
@@ -142,7 +127,7 @@ actor FileCache {
         }
         try? FileManager.default.removeItem(at: finished)
         try FileManager.default.moveItem(at: partial, to: finished)
-        try store.cacheFile(id, path: "cache/" + id, size: metadata.size, pinned: false)
+        try store.files.cacheFile(id, path: "cache/" + id, size: metadata.size, pinned: false)
         try evict(keeping: id)
         return finished
     }
@@ -155,7 +140,7 @@ actor FileCache {
             try folder.prepare()
             try? FileManager.default.removeItem(at: destination)
             try FileManager.default.moveItem(at: source, to: destination)
-            try store.cacheFile(serverID, path: "cache/" + serverID, size: job.size, pinned: false)
+            try store.files.cacheFile(serverID, path: "cache/" + serverID, size: job.size, pinned: false)
             try evict(keeping: serverID)
         } catch {
             // The copy stays where it was; the file downloads when asked for.
@@ -164,14 +149,14 @@ actor FileCache {
 
     /// Evicts the least recently used unpinned files beyond the bound.
     func evict(keeping: String? = nil) throws {
-        for path in try store.evictFiles(toFit: configuration.fileCacheBytes, keeping: keeping) {
+        for path in try store.files.evictFiles(toFit: configuration.fileCacheBytes, keeping: keeping) {
             try? FileManager.default.removeItem(at: folder.url(path))
         }
     }
 
     /// Removes a file from the cache.
     func remove(_ id: String) throws {
-        if let path = try store.uncacheFile(id) { try? FileManager.default.removeItem(at: folder.url(path)) }
+        if let path = try store.files.uncacheFile(id) { try? FileManager.default.removeItem(at: folder.url(path)) }
     }
 
     private func report(_ id: String, bytes: Int64, total: Int64) async {

@@ -88,10 +88,10 @@ struct FileFolder: Sendable {
     func sealLeftovers() throws {
         guard let keys else { return }
         guard let sealing = writeSealing else {
-            if try keys.filesAreSealed() { try keys.setFilesSealed(false) }
+            if try keys.files.filesAreSealed() { try keys.files.setFilesSealed(false) }
             return
         }
-        guard try !keys.filesAreSealed() else { return }
+        guard try !keys.files.filesAreSealed() else { return }
         for folder in [uploads, cache] {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
             for name in names where !name.hasSuffix(".sealing") {
@@ -108,7 +108,7 @@ struct FileFolder: Sendable {
             if FileManager.default.fileExists(atPath: folder.path) { try StoreKeying.flush(folder.path) }
             for name in names where name.hasSuffix(".sealing") { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
         }
-        try keys.setFilesSealed(true)
+        try keys.files.setFilesSealed(true)
     }
 
     /// Writes a sealed copy of the clear file `source` at `destination`.

@@ -61,7 +61,7 @@ actor FileUploader {
         guard !stopped, !(metered.withLock { $0 } && configuration.filesOnlyOnUnmeteredNetworks) else { return }
         if let until = otherProcessSyncsUntil, ContinuousClock.now < until { return }
         let limit = max(1, configuration.fileUploadConcurrency)
-        guard running.count < limit, let ready = try? store.readyFileUploads(now: configuration.wallClock.now()) else { return }
+        guard running.count < limit, let ready = try? store.files.readyFileUploads(now: configuration.wallClock.now()) else { return }
         for job in ready where !running.contains(job.localID) && running.count < limit {
             guard work.start({ await self.run(job) }) else { return }
             running.insert(job.localID)
@@ -86,7 +86,7 @@ actor FileUploader {
                 continue
             }
             let now = configuration.wallClock.now()
-            guard let waiting = try? store.fileUploads(in: [.queued]),
+            guard let waiting = try? store.files.fileUploads(in: [.queued]),
                 let soonest = waiting.filter({ $0.attempts > 0 && $0.attempts < configuration.retry.maximumAttempts }).map(\.nextAttemptAt).min()
             else { return }
             let delay = soonest.timeIntervalSince(now)
@@ -139,7 +139,7 @@ actor FileUploader {
     /// One try of a job; a failure is noted on it (retried later, or moved to the failed list).
     private func attempt(_ job: FileUploadJob) async {
         // Discarded while it waited for its turn: nothing to send.
-        guard let current = try? store.fileUpload(localID: job.localID), current.state == .queued else { return }
+        guard let current = try? store.files.fileUpload(localID: job.localID), current.state == .queued else { return }
         do {
             try await upload(job)
         } catch {
@@ -150,10 +150,10 @@ actor FileUploader {
                 let offline = failure.code == .networkUnavailable || failure.code == .timedOut
                 if failure.isRetryable, offline || job.attempts + 1 < configuration.maximumFileAttempts {
                     let delay = configuration.retry.delay(beforeAttempt: job.attempts + 2)
-                    try? store.noteFileAttempt(localID: job.localID, error: body, retryAt: configuration.wallClock.now() + delay.timeInterval)
+                    try? store.files.noteFileAttempt(localID: job.localID, error: body, retryAt: configuration.wallClock.now() + delay.timeInterval)
                     scheduleWake(after: delay)
                 } else {
-                    try? store.failFileUpload(localID: job.localID, error: body)
+                    try? store.files.failFileUpload(localID: job.localID, error: body)
                 }
             }
         }
@@ -185,7 +185,7 @@ actor FileUploader {
     }
 
     func refreshCounts() async {
-        guard let counts = try? store.fileUploadCounts() else { return }
+        guard let counts = try? store.files.fileUploadCounts() else { return }
         await status.update {
             $0.pendingFiles = counts.pending
             $0.failedFiles = counts.failed
@@ -199,7 +199,7 @@ actor FileUploader {
         if job.sha256.isEmpty {
             // Hashed here, not when queued: queuing a large file returns at once.
             job.sha256 = try FileCache.sha256(try folder.reader(source))
-            try store.setFileSHA256(localID: job.localID, sha256: job.sha256)
+            try store.files.setFileSHA256(localID: job.localID, sha256: job.sha256)
         }
         var serverID = job.serverID
         var restarts = 0
@@ -209,21 +209,21 @@ actor FileUploader {
                 let created = try await api.createFile(NewFileRequest(
                     name: job.name, contentType: job.contentType, size: job.size, sha256: job.sha256, tags: job.tags, public: job.isPublic,
                     attachTo: job.attachTo))
-                try store.setFileServerID(localID: job.localID, serverID: created.id)
+                try store.files.setFileServerID(localID: job.localID, serverID: created.id)
                 serverID = created.id
             }
             guard let id = serverID else { continue }
             do {
                 try await sendBytes(job, fileID: id, source: source)
                 let done = try await api.completeFile(fileID: id)
-                try store.completeFileUpload(localID: job.localID, attachedVersion: done.attachedVersion)
+                try store.files.completeFileUpload(localID: job.localID, attachedVersion: done.attachedVersion)
                 await cache.adoptUpload(job, serverID: id)
                 return
             } catch let error as CairnError where error.code == .notFound && error.httpStatus == 404 && error.details?["id"] == nil {
                 // The slot is gone (it expired and was swept): start a new one.
                 guard restarts < 3 else { throw error }
                 restarts += 1
-                try store.setFileServerID(localID: job.localID, serverID: nil)
+                try store.files.setFileServerID(localID: job.localID, serverID: nil)
                 serverID = nil
             } catch let error as CairnError where error.code == .checksumMismatch {
                 // The server discarded the bytes: send them again, once.

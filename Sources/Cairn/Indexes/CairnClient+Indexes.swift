@@ -13,7 +13,7 @@ extension CairnClient {
     /// Indexes can also be named before opening, in ``CairnConfiguration/localIndexes``.
     public func createIndex(_ collection: String, fields: [String]) throws {
         try checkOpen()
-        try store.addIndex(.init(collection: collection, kind: .index, fields: fields))
+        try store.indexes.addIndex(.init(collection: collection, kind: .index, fields: fields))
     }
 
     /// Makes the string `fields` of a collection searchable by words with ``Query/matching(_:)``; the index follows
@@ -26,13 +26,13 @@ extension CairnClient {
     /// ```
     public func enableFullTextSearch(in collection: String, fields: [String]) throws {
         try checkOpen()
-        try store.addIndex(.init(collection: collection, kind: .fullText, fields: fields))
+        try store.indexes.addIndex(.init(collection: collection, kind: .fullText, fields: fields))
     }
 
     /// Drops a collection's full-text index.
     public func disableFullTextSearch(in collection: String) throws {
         try checkOpen()
-        try store.removeFullText(collection: collection)
+        try store.indexes.removeFullText(collection: collection)
     }
 
     /// How many records a query selects (within its limit and offset).
@@ -48,10 +48,10 @@ extension CairnClient {
     /// Applies the indexes and full-text fields named in the configuration (at open).
     func applyConfiguredIndexes() throws {
         for (collection, indexes) in configuration.localIndexes.sorted(by: { $0.key < $1.key }) {
-            for fields in indexes { try store.addIndex(.init(collection: collection, kind: .index, fields: fields)) }
+            for fields in indexes { try store.indexes.addIndex(.init(collection: collection, kind: .index, fields: fields)) }
         }
         for (collection, fields) in configuration.fullTextSearch.sorted(by: { $0.key < $1.key }) {
-            try store.addIndex(.init(collection: collection, kind: .fullText, fields: fields))
+            try store.indexes.addIndex(.init(collection: collection, kind: .fullText, fields: fields))
         }
     }
 }

@@ -119,20 +119,13 @@ struct RemoteAPI: Sendable {
         method: String, path: String, body: Data? = nil, headers: [(String, String)] = [], authorized: Bool = true, accept: Set<Int> = [200],
         retries: Bool = true, transfer: Transfer? = nil, head: (@Sendable (Int, [(String, String)]) -> Void)? = nil
     ) async throws -> TransportResponse {
-        var attempt = 1
-        while true {
-            do {
-                return try await sendOnce(
-                    method: method, path: path, body: body, headers: headers, authorized: authorized, accept: accept, transfer: transfer,
-                    head: head)
-            } catch let error as CairnError where retries && error.isRetryable && error.retriesInPlace
-                && retry.shouldRetry(after: attempt, refused: error.connectionRefused)
-            {
-                attempt += 1
-                let delay = retry.delay(beforeAttempt: attempt)
-                log.requestRetried(method, path, attempt: attempt, in: delay, cause: error)
-                try await clock.sleep(for: delay)
-            }
+        try await retry.run(
+            on: clock, retries: { retries && $0.isRetryable && $0.retriesInPlace },
+            willRetry: { attempt, delay, error in log.requestRetried(method, path, attempt: attempt, in: delay, cause: error) }
+        ) {
+            try await sendOnce(
+                method: method, path: path, body: body, headers: headers, authorized: authorized, accept: accept, transfer: transfer,
+                head: head)
         }
     }
 

@@ -118,10 +118,7 @@ extension CairnClient {
             if push { try await self.push() }
             // A notice pulls what automatic downloads pull: a group of phase 0 or below waits for pull(group:).
             let targets = try PullPlan(configuration: configuration, store: store).automatic().filter { pull.contains($0.collection) }
-            if !targets.isEmpty {
-                _ = try await engine.run(SyncScope(pulling: targets))
-                afterSync(pulled: targets.map(\.collection))
-            }
+            if !targets.isEmpty { _ = try await self.pull(targets: targets) }
             return true
         } catch {
             return false

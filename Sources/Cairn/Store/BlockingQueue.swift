@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// let queue = BlockingQueue(label: "cairn.store")
-/// let count = try await queue.run { try store.counts().pending }
+/// let count = try await queue.run { try store.uploads.counts().pending }
 /// ```
 struct BlockingQueue: Sendable {
     private let queue: DispatchQueue

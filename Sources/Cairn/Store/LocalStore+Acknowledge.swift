@@ -41,10 +41,10 @@ extension LocalStore {
         }
     }
 
-    /// For each `[collection, id]` of a JSON array, in order: whether the record still has queued or failed
-    /// changes, and the server version its shadow knows (0 without a shadow).
+    /// For each `[collection, id]` of a JSON array, in order: whether the record still has local changes
+    /// (``LocalChanges``), and the server version its shadow knows (0 without a shadow).
     private static let acknowledgedStatesSQL = """
-        SELECT \(CollectionTable.hasOtherChangesSQL(collection: "k.value ->> '$[0]'", id: "k.value ->> '$[1]'")),
+        SELECT \(LocalChanges.sql(collection: "k.value ->> '$[0]'", id: "k.value ->> '$[1]'")),
                \(CollectionTable.shadowServerVersionSQL(collection: "k.value ->> '$[0]'", id: "k.value ->> '$[1]'"))
         FROM json_each(?) AS k ORDER BY k.key
         """
@@ -68,7 +68,7 @@ extension LocalStore {
             let committed = exact ? nil : JSONValue.object(record.data).jsonText()
             if try !table.acknowledge(db, id: operation.recordID, version: record.version, updatedAt: updatedAt, updatedBy: record.updatedBy,
                                       data: committed) {
-                try table.upsert(db, id: operation.recordID, data: record.data, version: record.version, pending: false,
+                try table.upsert(db, id: operation.recordID, data: record.data, version: record.version,
                                  updatedAt: updatedAt, updatedBy: record.updatedBy)
             }
             return

@@ -14,15 +14,4 @@ extension LocalStore {
             try metaTable.set(db, .device, device)
         }
     }
-
-    /// Remembers the schema number the app build opens the store with; when it changed, the changes queued by the
-    /// earlier build are marked with that build's number first, so they are uploaded (and translated) in its shape.
-    func noteSchemaVersion(_ number: Int?) throws {
-        try writer.write { db in
-            let remembered = try metaTable.value(db, .schemaVersion).flatMap { Int($0) }
-            guard remembered != number else { return }
-            if let remembered { try queue.markSchemaVersion(db, remembered) }
-            try metaTable.set(db, .schemaVersion, number.map(String.init))
-        }
-    }
 }

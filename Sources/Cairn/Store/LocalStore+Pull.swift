@@ -37,22 +37,6 @@ enum PageCursor: Sendable, Hashable {
 }
 
 extension LocalStore {
-    /// A collection's download state.
-    func pullState(_ collection: String) throws -> CollectionPullState {
-        try writer.read { db in try collectionStates.state(db, collection) }
-    }
-
-    /// Starts over with a snapshot after `410 cursor_expired`: local records absent from the snapshot are dropped
-    /// when it completes (records with pending changes are kept).
-    func beginResync(_ collection: String) throws {
-        try writer.write { db in try collectionStates.beginResync(db, collection) }
-    }
-
-    /// Notes that a pull of `collection` started (for `hasPendingDownload` after a crash).
-    func markPulling(_ collection: String) throws {
-        try writeBookkeeping { db in try collectionStates.markPulling(db, collection) }
-    }
-
     /// Reads a pulled page (no database access: it may run while another page is being applied).
     func scan(_ body: Data, collection name: String) throws -> PulledPage {
         let fields = try collection(name).fields
@@ -75,14 +59,14 @@ extension LocalStore {
         let table = try self.table(cursor.collection)
         let date = now
         return try writeBookkeeping { db in
-            let changes = try PulledChangeWriter(db, table: table, shadows: shadows)
+            let changes = try PulledChangeWriter(db, table: table, shadows: shadows, ids: page.changes.lazy.map(\.id))
             switch cursor {
             case .feed:
                 try applyFeedPage(db, page, changes: changes, at: date)
             case .query(let name, _, let phase):
                 try downloadQueries.applyPage(db, page, query: name, phase: phase, changes: changes, at: date)
             }
-            try applyFileOverlays(db, table: table, ids: page.changes.lazy.map(\.id))
+            try files.applyFileOverlays(db, table: table, ids: page.changes.lazy.map(\.id))
             return AppliedPage(changes: page.changes.count, bytes: page.bytes, hasMore: page.hasMore)
         }
     }
@@ -112,13 +96,13 @@ extension LocalStore {
     func applyFetched(_ change: ScannedChange?, collection name: String, id: String) throws {
         let table = try self.table(name)
         try writeBookkeeping { db in
-            let changes = try PulledChangeWriter(db, table: table, shadows: shadows)
+            let changes = try PulledChangeWriter(db, table: table, shadows: shadows, ids: [id])
             guard let change else {
                 try changes.removeUnlessPending(id)
                 return
             }
             try changes.write(change)
-            try applyFileOverlays(db, table: table, ids: [id])
+            try files.applyFileOverlays(db, table: table, ids: [id])
         }
     }
 }

@@ -3,11 +3,6 @@ import Foundation
 import GRDB
 
 extension LocalStore {
-    /// True when the record has queued or failed changes.
-    func hasLocalChanges(_ db: Database, collection: String, id: String) throws -> Bool {
-        try queue.contains(db, collection: collection, id: id) || failed.contains(db, collection: collection, id: id)
-    }
-
     /// Recomputes a record's visible row: the latest server state known, with its remaining failed and queued
     /// changes applied in order. Drops the shadow when no local change remains.
     func rebuildVisible(_ db: Database, table: CollectionTable, id: String) throws {
@@ -25,12 +20,12 @@ extension LocalStore {
         }
         let current = try table.state(db, id: id)
         if let data {
-            try table.upsert(db, id: id, data: data, version: shadow.serverVersion ?? 0, pending: !changes.isEmpty,
+            try table.upsert(db, id: id, data: data, version: shadow.serverVersion ?? 0,
                              updatedAt: current?.updatedAt, updatedBy: current?.updatedBy)
         } else {
             try table.remove(db, id: id)
         }
         if changes.isEmpty { try shadows.remove(db, collection: table.name, id: id) }
-        try applyFileOverlays(db, table: table, ids: [id])
+        try files.applyFileOverlays(db, table: table, ids: [id])
     }
 }

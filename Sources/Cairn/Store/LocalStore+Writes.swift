@@ -58,7 +58,7 @@ extension LocalStore {
         if table.isLocalOnly {
             // Never uploaded: the row is all there is.
             if let newData {
-                try table.upsert(db, id: id, data: newData, version: 0, pending: false, updatedAt: nil, updatedBy: nil)
+                try table.upsert(db, id: id, data: newData, version: 0, updatedAt: nil, updatedBy: nil)
             } else {
                 try table.remove(db, id: id)
             }
@@ -73,12 +73,12 @@ extension LocalStore {
 
         let version = current?.version ?? 0
         if let newData {
-            try table.upsert(db, id: id, data: newData, version: version, pending: true, updatedAt: current?.updatedAt, updatedBy: current?.updatedBy)
+            try table.upsert(db, id: id, data: newData, version: version, updatedAt: current?.updatedAt, updatedBy: current?.updatedBy)
         } else {
             try table.remove(db, id: id)
         }
-        try applyFileOverlays(db, table: table, ids: [id])
-        if case .remove = outcome, try !hasLocalChanges(db, collection: name, id: id) {
+        try files.applyFileOverlays(db, table: table, ids: [id])
+        if case .remove = outcome, try LocalChanges.ids(db, collection: name, among: [id]).isEmpty {
             // The changes cancelled out: show the server's state again.
             try rebuildVisible(db, table: table, id: id)
             return try table.row(db, id: id)?.record

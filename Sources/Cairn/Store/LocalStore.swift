@@ -4,18 +4,22 @@ import CairnSQL
 import GRDB
 import Synchronization
 
-/// The client's SQLite store: a small facade over tables that own their SQL. One typed table per collection (named
-/// after it) holds what the app reads; Cairn's own `cairn_` tables hold the upload queue and failed uploads, the
-/// shadows of records with local changes, pull cursors, conflicts, history and facts about the store.
+/// The client's SQLite store: transactions, the registry of every table, and the records. One typed table per
+/// collection (named after it) holds what the app reads, with the shadows of records that have local changes; a
+/// local write, the pulled pages and the acknowledgement of uploads change them here, each in one transaction (a
+/// local write and its queue entry commit together, and so do a pulled page and its cursor).
 ///
-/// Its methods are named after what the app and the sync engine mean to do (`write`, `takeBatch`, `record(results:)`,
-/// `apply(_:collection:)`), and each runs in one transaction: a local write and its queue entry commit together,
-/// and so do a pulled page and its cursor.
+/// Each capability owns its tables and their SQL in its own folder, and reaches the records through this store:
+/// the upload queue (``uploads``, `Queue/`), files (``files``, `Files/`), download states (``pullStates``, `Sync/`),
+/// the history of sync runs (``history``, `Diagnostics/`), local indexes (``indexes``, `Indexes/`), download queries
+/// (``DownloadQueryStore``) and JSON caches (``JSONCaches``). Whether a record has local changes is one rule,
+/// ``LocalChanges``.
 ///
 /// ```swift
 /// let store = try LocalStore(writer: DatabaseQueue(), configuration: StoreConfiguration())
 /// try store.apply(schema: schema, etag: nil)
 /// try store.write(collection: "notes", id: "n-1", change: .save(["title": "Check exits"]))
+/// let batch = try store.uploads.takeBatch(limit: 100)
 /// ```
 final class LocalStore: Sendable {
     /// The database.
@@ -33,6 +37,13 @@ final class LocalStore: Sendable {
     let metaTable = MetaTable()
     /// The key of the store's sealed files (``fileSealing``).
     let fileKey = Mutex<FileSealing?>(nil)
+
+    /// The key of the store's sealed files: made when an encrypted store first opens, kept in its encrypted
+    /// `cairn_meta`. A store decrypted later keeps it too, to read the files sealed before.
+    var fileSealing: FileSealing? { fileKey.withLock { $0 } }
+
+    /// True when new files must be sealed: the store itself is encrypted.
+    var sealsFiles: Bool { configuration.key != nil && fileSealing != nil }
     /// Each collection's pull cursor and resync state (`cairn_collections`).
     let collectionStates = CollectionStateTable()
     /// The upload queue and attempt counts.
@@ -68,6 +79,19 @@ final class LocalStore: Sendable {
         let collections = loaded.withLock { (Array($0.tables.values) + Array($0.localTables.values)).sorted { $0.name < $1.name } }
         return ownTables + collections.map { $0 as any StoreTable }
     }
+
+    // MARK: Capabilities
+
+    /// The upload queue: changes waiting for upload and failed uploads, their answers, conflicts and management.
+    var uploads: UploadQueue { UploadQueue(store: self) }
+    /// File uploads, the files kept on this device, and file deletions waiting for a sync.
+    var files: LocalFiles { LocalFiles(store: self) }
+    /// Each collection's download state.
+    var pullStates: PullStates { PullStates(store: self) }
+    /// The history of sync runs.
+    var history: SyncHistory { SyncHistory(store: self) }
+    /// The app's local indexes.
+    var indexes: LocalIndexes { LocalIndexes(store: self) }
 
     /// What is read once and kept: the schema with its tables' SQL, and the client id sent with every request.
     private struct Loaded {
@@ -106,7 +130,8 @@ final class LocalStore: Sendable {
             (try metaTable.value(db, .schema), try metaTable.value(db, .clientID))
         }
         let schema = schemaText.flatMap { try? CairnJSON.decode(Schema.self, from: Array($0.utf8)) }
-        try loadFileSealing()
+        let sealing = try writer.write { [metaTable] db in try FileSealing.stored(db, in: metaTable, encrypted: configuration.key != nil) }
+        fileKey.withLock { $0 = sealing }
         loaded.withLock {
             $0 = Loaded(clientID: clientID)
             $0.use(schema)

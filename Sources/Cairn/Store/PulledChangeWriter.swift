@@ -6,7 +6,7 @@ import GRDB
 /// read): a record with local changes keeps its row, which shows them, and only its shadow's server state moves on;
 /// any other record's row takes the change (a newer state replaces it, a tombstone deletes it).
 ///
-/// Made once per transaction: it reads which records of the collection hold local changes, and prepares the row
+/// Made once per page: it asks ``LocalChanges`` which of the page's records hold local changes, and prepares the row
 /// statements.
 struct PulledChangeWriter {
     /// The collection table the rows are written to.
@@ -16,11 +16,12 @@ struct PulledChangeWriter {
     private let pending: Set<String>
     private let rows: PulledRowWriter
 
-    init(_ db: Database, table: CollectionTable, shadows: ShadowTable) throws {
+    /// Prepares the writing of the changes of the records `ids`, none other.
+    init(_ db: Database, table: CollectionTable, shadows: ShadowTable, ids: some Sequence<String>) throws {
         self.db = db
         self.table = table
         self.shadows = shadows
-        pending = try shadows.recordIDs(db, collection: table.name)
+        pending = try LocalChanges.ids(db, collection: table.name, among: ids)
         rows = try table.pulledRowWriter(db)
     }
 

@@ -7,11 +7,11 @@ struct FeedSource: PageSource {
     let collection: String
 
     func nextRequest(_ store: LocalStore) throws -> PageRequest? {
-        PageRequest(cursor: .feed(collection: collection), since: try store.pullState(collection).cursor, filter: nil)
+        PageRequest(cursor: .feed(collection: collection), since: try store.pullStates.state(collection).cursor, filter: nil)
     }
 
     func restart(after request: PageRequest, _ store: LocalStore) throws {
-        try store.beginResync(collection)
+        try store.pullStates.beginResync(collection)
     }
 
     func isLast(_ page: PulledPage, of request: PageRequest) -> Bool { !page.hasMore }

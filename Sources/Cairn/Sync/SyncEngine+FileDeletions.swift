@@ -8,13 +8,13 @@ extension SyncEngine {
     /// stops the push as it would stop the record changes; a refusal moves the deletion to the failed list of
     /// files, and a server error is tried again at the next syncs up to ``CairnConfiguration/maximumFileAttempts``.
     func pushFileDeletions() async throws {
-        for deletion in try await store.offPool({ try $0.fileDeletions(in: [.queued]) }) {
+        for deletion in try await store.offPool({ try $0.files.fileDeletions(in: [.queued]) }) {
             try Task.checkCancellation()
             do {
                 _ = try await api.deleteFile(fileID: deletion.id)
-                try await store.offPool { try $0.finishFileDeletion(deletion.id) }
+                try await store.offPool { try $0.files.finishFileDeletion(deletion.id) }
             } catch let error as CairnError where error.code == .notFound && error.httpStatus == 404 {
-                try await store.offPool { try $0.finishFileDeletion(deletion.id) }
+                try await store.offPool { try $0.files.finishFileDeletion(deletion.id) }
             } catch {
                 let failure = CairnError(wrapping: error)
                 if failure.code == .cancelled || failure.code == .networkUnavailable || failure.code == .timedOut || Task.isCancelled {
@@ -22,9 +22,9 @@ extension SyncEngine {
                 }
                 let body = ErrorBody(code: failure.code, message: failure.message, details: failure.details)
                 if failure.isRetryable, deletion.attempts + 1 < configuration.maximumFileAttempts {
-                    try await store.offPool { try $0.noteFileDeletionAttempt(deletion.id, error: body) }
+                    try await store.offPool { try $0.files.noteFileDeletionAttempt(deletion.id, error: body) }
                 } else {
-                    try await store.offPool { try $0.failFileDeletion(deletion.id, error: body) }
+                    try await store.offPool { try $0.files.failFileDeletion(deletion.id, error: body) }
                     log.fileDeletionRefused(deletion.id, body)
                 }
             }

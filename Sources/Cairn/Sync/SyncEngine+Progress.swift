@@ -12,7 +12,7 @@ struct TransferMeter: Sendable {
 extension SyncEngine {
     /// A push starts: what the queue holds now is its total.
     func beginUploadProgress() async {
-        let total = (try? await store.offPool { try $0.counts().pending }) ?? nil
+        let total = (try? await store.offPool { try $0.uploads.counts().pending }) ?? nil
         uploadMeter = TransferMeter(total: total)
         let estimate = uploadMeter?.estimate
         await status.update { $0.upload = estimate }

@@ -20,10 +20,10 @@ extension SyncEngine {
             let name = target.collection
             let (firstPullDone, queries) = try await store.offPool { store in
                 let queries = DownloadQueryStore(store: store)
-                return (try store.pullState(name).firstPullDone, try queries.isPartial(name) ? try queries.states(collection: name) : nil)
+                return (try store.pullStates.state(name).firstPullDone, try queries.isPartial(name) ? try queries.states(collection: name) : nil)
             }
             await status.update { $0.collections[name] = CollectionProgress(firstPullCompleted: firstPullDone) }
-            try await store.offPool { try $0.markPulling(name) }
+            try await store.offPool { try $0.pullStates.markPulling(name) }
             if let queries {
                 for query in queries where target.queries?.contains(query.name) ?? true {
                     await status.update { $0.downloadQueries[query.name] = CollectionProgress(firstPullCompleted: query.firstPullDone) }

@@ -26,7 +26,7 @@ extension SyncEngine {
             ) {
                 inFlight.append((next, Task { try await self.uploadWithin(next) }))
             }
-            let conflicts = try await store.offPool { try $0.recordAnswers(results, for: batch) }
+            let conflicts = try await store.offPool { try $0.uploads.recordAnswers(results, for: batch) }
             await noteUploadProgress(batch.count)
             let setFailed = batch.first?.changeSet != nil && results.contains { $0.status != .applied }
             let applied = results.filter { $0.status == .applied }.count
@@ -43,7 +43,7 @@ extension SyncEngine {
             }
             log.batchPushed(operations: batch.count, applied: applied, refused: refused, conflicts: conflicts.count)
             for (operation, current) in conflicts {
-                let conflict = try await store.offPool { try $0.conflict(for: operation, current: current) }
+                let conflict = try await store.offPool { try $0.uploads.conflict(for: operation, current: current) }
                 let resolver = configuration.collectionResolvers[operation.collection] ?? configuration.conflictResolver
                 let resolution: Resolution
                 do {
@@ -54,7 +54,7 @@ extension SyncEngine {
                         .resolverFailed, "The conflict resolver for \(operation.collection) threw \(type(of: error)); the change stays queued",
                         details: ["collection": .string(operation.collection), "id": .string(operation.recordID)], cause: error)
                 }
-                try await store.offPool { try $0.resolve(conflict, resolution: resolution, current: current) }
+                try await store.offPool { try $0.uploads.resolve(conflict, resolution: resolution, current: current) }
                 summary.conflicts += 1
                 await status.emit(.conflictResolved(collection: operation.collection, id: operation.recordID, resolution: resolution.kind))
                 log.conflictResolved(collection: operation.collection, id: operation.recordID, resolution: resolution.kind)
@@ -94,7 +94,7 @@ extension SyncEngine {
             var batches: [[PendingOperation]] = []
             var after = newest
             while batches.count < count {
-                let batch = try store.takeBatch(limit: size, bytes: bytes, after: after)
+                let batch = try store.uploads.takeBatch(limit: size, bytes: bytes, after: after)
                 guard let last = batch.map(\.sequence).max() else { break }
                 batches.append(batch)
                 after = last

@@ -114,7 +114,7 @@ actor SyncEngine {
     }
 
     private func performHeld(_ scope: SyncScope) async throws -> SyncSummary {
-        let historyID = try? await store.offPool { try $0.beginHistory(kind: scope.kind) }
+        let historyID = try? await store.offPool { try $0.history.begin(kind: scope.kind) }
         let attempt = await status.begin(at: configuration.wallClock.now())
         await status.emit(.started)
         log.syncStarted(scope.kind)
@@ -139,11 +139,11 @@ actor SyncEngine {
                 for task in configuration.automaticTasks { try await task.run(client) }
             }
             let counts = try? await store.offPool { [summary] store in
-                try? store.endHistory(historyID ?? 0, summary: summary, error: nil)
+                try? store.history.end(historyID ?? 0, summary: summary, error: nil)
                 // A sync that moved many records folds the WAL into the database; a small one leaves it to SQLite's
                 // automatic checkpoint rather than wait for the disk twice more.
                 if summary.pulled + summary.pushed >= 1000 { store.checkpoint() }
-                return try store.counts()
+                return try store.uploads.counts()
             }
             await endProgress()
             await status.end(attempt, at: configuration.wallClock.now(), error: nil, Self.apply(counts))
@@ -154,8 +154,8 @@ actor SyncEngine {
             let cairnError = CairnError(wrapping: error)
             let body = ErrorBody(code: cairnError.code, message: cairnError.message, details: cairnError.details)
             let counts = try? await store.offPool { [summary] store in
-                try? store.endHistory(historyID ?? 0, summary: summary, error: "\(cairnError.code): \(cairnError.message)")
-                return try store.counts()
+                try? store.history.end(historyID ?? 0, summary: summary, error: "\(cairnError.code): \(cairnError.message)")
+                return try store.uploads.counts()
             }
             await endProgress()
             await status.end(attempt, at: configuration.wallClock.now(), error: body, Self.apply(counts))

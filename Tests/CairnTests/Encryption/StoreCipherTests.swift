@@ -27,8 +27,8 @@ struct StoreCipherTests {
 
     /// Writes `count` records and queued operations that hold the marker, and a full-text index over them.
     static func fill(_ store: LocalStore, count: Int = 300) throws {
-        try store.addIndex(.init(collection: "notes", kind: .index, fields: ["title"]))
-        try store.addIndex(.init(collection: "notes", kind: .fullText, fields: ["title"]))
+        try store.indexes.addIndex(.init(collection: "notes", kind: .index, fields: ["title"]))
+        try store.indexes.addIndex(.init(collection: "notes", kind: .fullText, fields: ["title"]))
         for index in 0..<count {
             try store.write(collection: "notes", id: "n-\(index)", change: .create(["title": .string("\(marker) note \(index)"), "count": .integer(Int64(index))]))
         }
@@ -82,7 +82,7 @@ struct StoreCipherTests {
         #expect(try Self.markersFound(in: encrypted.folder) == [])
         let reopened = try Self.open(encrypted.store, key: Self.key)
         #expect(try reopened.record("notes", id: "n-299")?.data["title"] == .string("\(Self.marker) note 299"))
-        #expect(try reopened.pendingOperations().count == 300)
+        #expect(try reopened.uploads.pendingOperations().count == 300)
         #expect(try StoreEncryption.isEncrypted(storeAt: encrypted.store))
         #expect(try !StoreEncryption.isEncrypted(storeAt: plain.store))
     }
@@ -114,7 +114,7 @@ struct StoreCipherTests {
         try Self.fill(try Self.open(path, key: .passphrase("correct horse")), count: 3)
         let header = try StoreHeader.parse(try Data(contentsOf: URL(fileURLWithPath: path)).prefix(StoreHeader.size))
         #expect(header.rounds == 600_000 && header.derivation == 1)
-        #expect(try Self.open(path, key: .passphrase("correct horse")).pendingOperations().count == 3)
+        #expect(try Self.open(path, key: .passphrase("correct horse")).uploads.pendingOperations().count == 3)
         expectError(.wrongKey) { _ = try Self.open(path, key: .passphrase("correct horse ")) }
     }
 
@@ -153,7 +153,7 @@ struct StoreCipherTests {
         expectError(.keyRequired) { _ = try Self.open(path, key: nil) }
         do {
             let encrypted = try Self.open(path, key: Self.key)
-            #expect(try encrypted.pendingOperations().count == 50)
+            #expect(try encrypted.uploads.pendingOperations().count == 50)
             // One page per block: the copy took the page size its header records.
             #expect(try Self.pageSize(encrypted) == StoreHeader.pageSize)
         }
@@ -162,12 +162,12 @@ struct StoreCipherTests {
         expectError(.wrongKey) { try StoreEncryption.rekey(storeAt: path, from: newKey, to: Self.key) }
         try StoreEncryption.rekey(storeAt: path, from: Self.key, to: newKey)
         expectError(.wrongKey) { _ = try Self.open(path, key: Self.key) }
-        #expect(try Self.open(path, key: newKey).pendingOperations().count == 50)
+        #expect(try Self.open(path, key: newKey).uploads.pendingOperations().count == 50)
         #expect(try Self.markersFound(in: folder) == [])
 
         try StoreEncryption.decrypt(storeAt: path, with: newKey)
         let plain = try Self.open(path, key: nil)
-        #expect(try plain.pendingOperations().count == 50)
+        #expect(try plain.uploads.pendingOperations().count == 50)
         #expect(try plain.record("notes", id: "n-49")?.data["count"] == .integer(49))
     }
 }

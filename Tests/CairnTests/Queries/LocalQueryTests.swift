@@ -72,17 +72,17 @@ struct LocalQueryTests {
         }
         let equality = Query("notes").filter(.condition("count", .eq, 3))
         #expect(!(try plan(equality)).contains("cairn_app_notes_count"))
-        try test.store.addIndex(.init(collection: "notes", kind: .index, fields: ["count"]))
+        try test.store.indexes.addIndex(.init(collection: "notes", kind: .index, fields: ["count"]))
         #expect(try plan(equality).contains("USING INDEX cairn_app_notes_count"))
         #expect(try plan(Query("notes").filter(.condition("count", .gt, 1)).filter(.condition("count", .lt, 3))).contains("USING INDEX cairn_app_notes_count"))
         #expect(try Self.ids(test, equality) == ["n-1", "n-3"])
         // Unknown fields are refused while the schema is known.
-        expectError(.invalidArgument) { try test.store.addIndex(.init(collection: "notes", kind: .index, fields: ["nope"])) }
-        expectError(.invalidArgument) { try test.store.addIndex(.init(collection: "nope", kind: .index, fields: ["count"])) }
+        expectError(.invalidArgument) { try test.store.indexes.addIndex(.init(collection: "notes", kind: .index, fields: ["nope"])) }
+        expectError(.invalidArgument) { try test.store.indexes.addIndex(.init(collection: "nope", kind: .index, fields: ["count"])) }
         // Defined before the schema is known, an index is created with the table.
         let fresh = try LocalStore(writer: DatabaseQueue())
-        try fresh.addIndex(.init(collection: "notes", kind: .index, fields: ["count", "title"]))
-        try fresh.addIndex(.init(collection: "notes", kind: .fullText, fields: ["title"]))
+        try fresh.indexes.addIndex(.init(collection: "notes", kind: .index, fields: ["count", "title"]))
+        try fresh.indexes.addIndex(.init(collection: "notes", kind: .fullText, fields: ["title"]))
         try fresh.apply(schema: TestStore.schema, etag: nil)
         try fresh.write(collection: "notes", id: "n-1", change: .create(["title": "fire", "count": 1]))
         let freshPlan = try fresh.writer.read { db in
@@ -102,8 +102,8 @@ struct LocalQueryTests {
         let test = try Self.store()
         let store = test.store
         expectError(.invalidArgument) { _ = try store.records(Query("notes").matching("fire")) }
-        expectError(.invalidArgument) { try store.addIndex(.init(collection: "notes", kind: .fullText, fields: ["count"])) }
-        try store.addIndex(.init(collection: "notes", kind: .fullText, fields: ["title"]))
+        expectError(.invalidArgument) { try store.indexes.addIndex(.init(collection: "notes", kind: .fullText, fields: ["count"])) }
+        try store.indexes.addIndex(.init(collection: "notes", kind: .fullText, fields: ["title"]))
         // Rows stored before the index are found; case and accents are ignored; the last word is a prefix.
         #expect(Set(try Self.ids(test, Query("notes").matching("FIRE"))) == ["n-1", "n-2"])
         #expect(try Self.ids(test, Query("notes").matching("electricite")) == ["n-3"])
@@ -127,7 +127,7 @@ struct LocalQueryTests {
         try store.write(collection: "notes", id: "r-2", change: .create(["title": "alarm alarm alarm"]))
         #expect(try Self.ids(test, Query("notes").matching("alarm")).first == "r-2")
         // The index can be dropped.
-        try store.removeFullText(collection: "notes")
+        try store.indexes.removeFullText(collection: "notes")
         expectError(.invalidArgument) { _ = try store.records(Query("notes").matching("fire")) }
     }
 }

@@ -9,18 +9,18 @@ struct StorePullTests {
     @Test("a page and its cursor commit together; the last page ends the first pull")
     func pageAndCursor() throws {
         let test = try TestStore()
-        #expect(try test.store.pullState("notes").needsPull)
-        try test.store.markPulling("notes")
+        #expect(try test.store.pullStates.state("notes").needsPull)
+        try test.store.pullStates.markPulling("notes")
         let first = try test.pull([.init(id: "n-1", version: 1, data: ["title": "A", "tags": ["x"]])], cursor: "c1", hasMore: true)
         #expect(first.changes == 1)
-        var state = try test.store.pullState("notes")
+        var state = try test.store.pullStates.state("notes")
         #expect(state.cursor == "c1")
         #expect(try test.pulling("notes"))
         #expect(!state.firstPullDone)
-        #expect(try test.store.hasPendingDownload())
+        #expect(try test.store.pullStates.hasPendingDownload())
 
         try test.pull([.init(id: "n-2", version: 2, data: ["title": "B"])], cursor: "c2", hasMore: false)
-        state = try test.store.pullState("notes")
+        state = try test.store.pullStates.state("notes")
         #expect(state.cursor == "c2")
         #expect(try !test.pulling("notes"))
         #expect(state.firstPullDone)
@@ -42,7 +42,7 @@ struct StorePullTests {
             try test.pull([.init(id: "n-1", version: 1, data: ["title": "A"]), .init(id: "poison", version: 2, data: [:])], cursor: "c9")
         }
         #expect(try test.count("notes") == 0)
-        #expect(try test.store.pullState("notes").cursor == nil)
+        #expect(try test.store.pullStates.state("notes").cursor == nil)
     }
 
     @Test("a pulled change of a record with a local change moves its server state, and the local change stays shown")
@@ -66,7 +66,7 @@ struct StorePullTests {
         #expect(try test.shadow("n-1")?.serverVersion == 2)
 
         // Undoing the local change shows the newest server state.
-        try test.store.undoChanges(collection: "notes", ids: ["n-1"])
+        try test.store.uploads.undoChanges(collection: "notes", ids: ["n-1"])
         let undone = try #require(try test.record("n-1"))
         #expect(undone.data == ["title": "B"])
         #expect(undone.version == 2)
@@ -104,9 +104,9 @@ struct StorePullTests {
             .init(id: "n-3", version: 1, data: ["title": "C"]),
         ])
         try test.store.write(collection: "notes", id: "n-3", change: .patch(["count": 1]))
-        try test.store.beginResync("notes")
-        #expect(try test.store.pullState("notes").resyncing)
-        #expect(try test.store.pullState("notes").cursor == nil)
+        try test.store.pullStates.beginResync("notes")
+        #expect(try test.store.pullStates.state("notes").resyncing)
+        #expect(try test.store.pullStates.state("notes").cursor == nil)
         try test.pull([.init(id: "n-1", version: 1, data: ["title": "A"])], cursor: "s1", hasMore: true)
         #expect(try test.record("n-2") != nil)
         try test.pull([], cursor: "s2", hasMore: false)
@@ -115,7 +115,7 @@ struct StorePullTests {
         #expect(try test.record("n-2") == nil)
         #expect(try test.record("n-3")?.data == ["title": "C", "count": 1])
         #expect(try test.shadow("n-3")?.serverData == nil)
-        #expect(try !test.store.pullState("notes").resyncing)
+        #expect(try !test.store.pullStates.state("notes").resyncing)
         #expect(try test.count("cairn_resync") == 0)
     }
 }
@@ -137,7 +137,7 @@ struct StoreSchemaGrowthTests {
             ["id": "n-1", "priority": 3], ["id": "n-2", "priority": .null],
         ])
         // The cursor is kept: nothing is downloaded again.
-        #expect(try test.store.pullState("notes").cursor == "c7")
+        #expect(try test.store.pullStates.state("notes").cursor == "c7")
         #expect(try test.store.apply(schema: grown, etag: "\"v2\"") == [])
     }
 }

@@ -10,15 +10,15 @@ struct StorePushTests {
     func batchesMarkAttempts() throws {
         let test = try TestStore()
         for index in 1...3 { try test.store.write(collection: "notes", id: "n-\(index)", change: .create(["count": .integer(Int64(index))])) }
-        let first = try test.store.takeBatch(limit: 2)
+        let first = try test.store.uploads.takeBatch(limit: 2)
         #expect(first.map(\.recordID) == ["n-1", "n-2"])
         #expect(first.map(\.attempts) == [1, 1])
         // The next batch starts after the newest in flight.
-        let second = try test.store.takeBatch(limit: 10, after: first.last!.sequence)
+        let second = try test.store.uploads.takeBatch(limit: 10, after: first.last!.sequence)
         #expect(second.map(\.recordID) == ["n-3"])
         // The answer was lost: the same operations go again, never changed by later writes.
         try test.store.write(collection: "notes", id: "n-1", change: .patch(["title": "later"]))
-        let retry = try test.store.takeBatch(limit: 2)
+        let retry = try test.store.uploads.takeBatch(limit: 2)
         #expect(retry.map(\.opId) == first.map(\.opId))
         #expect(retry.map(\.attempts) == [2, 2])
         #expect(retry[0].data == ["count": 1])
@@ -38,7 +38,7 @@ struct StorePushTests {
         #expect(record.hasPendingChanges == false)
         #expect(record.updatedBy == "alice")
         #expect(record.updatedAt == Date(timeIntervalSince1970: 1_900_000_000))
-        let counts = try test.store.counts()
+        let counts = try test.store.uploads.counts()
         #expect(counts.pending == 0)
         #expect(counts.failed == 0)
     }
@@ -72,11 +72,11 @@ struct StorePushTests {
         let test = try TestStore()
         try test.pull([.init(id: "n-1", version: 5, data: ["title": "A"])])
         try test.store.write(collection: "notes", id: "n-1", change: .patch(["title": "B"]))
-        let batch = try test.store.takeBatch(limit: 10)
+        let batch = try test.store.uploads.takeBatch(limit: 10)
         try test.store.write(collection: "notes", id: "n-1", change: .patch(["count": 1]))
-        _ = try test.store.recordAnswers([TestStore.rejected(batch[0])], for: batch)
+        _ = try test.store.uploads.recordAnswers([TestStore.rejected(batch[0])], for: batch)
 
-        let failed = try test.store.failedOperations()
+        let failed = try test.store.uploads.failedOperations()
         #expect(failed.map(\.opId) == [batch[0].opId])
         #expect(failed[0].error.code == .validationFailed)
         #expect(failed[0].data == ["title": "B"])
@@ -86,7 +86,7 @@ struct StorePushTests {
         #expect(queued[0].waitsFor == nil)
         #expect(queued[0].baseVersion == 5)
         #expect(try test.record("n-1")?.data == ["title": "B", "count": 1])
-        let counts = try test.store.counts()
+        let counts = try test.store.uploads.counts()
         #expect(counts.pending == 1)
         #expect(counts.failed == 1)
     }
@@ -99,9 +99,9 @@ struct StorePushTests {
         try test.push { TestStore.rejected($0) }
         try test.store.write(collection: "notes", id: "n-1", change: .patch(["count": 1]))
         let pending = try test.queued()
-        let failed = try #require(try test.store.failedOperations().first)
+        let failed = try #require(try test.store.uploads.failedOperations().first)
 
-        try test.store.retryFailed(id: failed.id, data: ["title": "C"])
+        try test.store.uploads.retryFailed(id: failed.id, data: ["title": "C"])
         let queued = try test.queued()
         #expect(queued.count == 2)
         #expect(queued[1].opId != failed.opId)
@@ -109,20 +109,20 @@ struct StorePushTests {
         #expect(queued[1].data == ["title": "C"])
         #expect(queued[1].waitsFor == pending[0].opId)
         #expect(queued[1].baseVersion == nil)
-        #expect(try test.store.failedOperations().isEmpty)
+        #expect(try test.store.uploads.failedOperations().isEmpty)
         #expect(try test.record("n-1")?.data == ["title": "C", "count": 1])
 
         // Uploaded and rejected again, then discarded: the record shows the server state with what remains.
-        try test.store.cancel(opId: queued[0].opId)
+        try test.store.uploads.cancel(opId: queued[0].opId)
         try test.push { TestStore.rejected($0) }
-        let again = try #require(try test.store.failedOperations().first)
-        try test.store.discardFailed(id: again.id)
-        #expect(try test.store.failedOperations().isEmpty)
+        let again = try #require(try test.store.uploads.failedOperations().first)
+        try test.store.uploads.discardFailed(id: again.id)
+        #expect(try test.store.uploads.failedOperations().isEmpty)
         let record = try #require(try test.record("n-1"))
         #expect(record.data == ["title": "A"])
         #expect(record.hasPendingChanges == false)
         #expect(try test.shadow("n-1") == nil)
-        expectError(.notFound) { try test.store.discardFailed(id: again.id) }
+        expectError(.notFound) { try test.store.uploads.discardFailed(id: again.id) }
     }
 
     @Test("cancelling a change hands its wait (or its base) to the change queued on top of it")
@@ -130,22 +130,22 @@ struct StorePushTests {
         let test = try TestStore()
         try test.pull([.init(id: "n-1", version: 2, data: ["title": "A"])])
         try test.store.write(collection: "notes", id: "n-1", change: .patch(["title": "B"]))
-        let first = try test.store.takeBatch(limit: 10)[0]
+        let first = try test.store.uploads.takeBatch(limit: 10)[0]
         try test.store.write(collection: "notes", id: "n-1", change: .patch(["count": 1]))
-        let second = try test.store.takeBatch(limit: 10, after: first.sequence)
+        let second = try test.store.uploads.takeBatch(limit: 10, after: first.sequence)
         #expect(second.isEmpty)
         try test.store.write(collection: "notes", id: "n-1", change: .patch(["count": 2]))
         var queued = try test.queued()
         #expect(queued.count == 2)
 
         // The second change waits for the first; cancelling the first lets it build on the base.
-        try test.store.cancel(opId: first.opId)
+        try test.store.uploads.cancel(opId: first.opId)
         queued = try test.queued()
         #expect(queued.count == 1)
         #expect(queued[0].waitsFor == nil)
         #expect(queued[0].baseVersion == 2)
         #expect(try test.record("n-1")?.data == ["title": "A", "count": 2])
-        expectError(.notFound) { try test.store.cancel(opId: first.opId) }
+        expectError(.notFound) { try test.store.uploads.cancel(opId: first.opId) }
     }
 
     @Test("a conflict keeps the change queued; its resolution replaces the queue on top of the server's version")
@@ -159,13 +159,13 @@ struct StorePushTests {
         #expect(try test.queued().count == 1)
 
         let (operation, current) = conflicts[0]
-        let conflict = try test.store.conflict(for: operation, current: current)
+        let conflict = try test.store.uploads.conflict(for: operation, current: current)
         #expect(conflict.base == ["title": "A", "count": 1])
         #expect(conflict.local == ["title": "local", "count": 1])
         #expect(conflict.server == ["title": "A", "count": 9])
         let resolution = ConflictResolver.threeWayMerge(conflict, fallback: .server)
         #expect(resolution == .data(["title": "local", "count": 9]))
-        try test.store.resolve(conflict, resolution: resolution, current: current)
+        try test.store.uploads.resolve(conflict, resolution: resolution, current: current)
 
         let queued = try test.queued()
         #expect(queued.count == 1)
@@ -177,7 +177,7 @@ struct StorePushTests {
         #expect(record.data == ["title": "local", "count": 9])
         #expect(record.version == 4)
         #expect(record.hasPendingChanges)
-        let logged = try test.store.conflicts(limit: 10)
+        let logged = try test.store.uploads.conflicts(limit: 10)
         #expect(logged.map(\.resolution) == [.merged])
         #expect(logged[0].resolved == ["title": "local", "count": 9])
     }
@@ -189,7 +189,7 @@ struct StorePushTests {
         try test.store.write(collection: "notes", id: "n-1", change: .delete)
         let server = ServerRecord(id: "n-1", version: 2, data: ["title": "B"])
         let (operation, current) = try #require(try test.push { TestStore.conflict($0, current: server) }.first)
-        try test.store.resolve(try test.store.conflict(for: operation, current: current), resolution: .server, current: current)
+        try test.store.uploads.resolve(try test.store.uploads.conflict(for: operation, current: current), resolution: .server, current: current)
         #expect(try test.queued().isEmpty)
         let record = try #require(try test.record("n-1"))
         #expect(record.data == ["title": "B"])

@@ -31,7 +31,7 @@ struct StoreRegistryTests {
         let store = test.store
         // Put rows in every table.
         try test.pull([.init(id: "n-1", version: 1, data: ["title": "A"]), .init(id: "n-2", version: 1, data: ["title": "B"])])
-        try store.beginResync("notes")
+        try store.pullStates.beginResync("notes")
         try test.pull([.init(id: "n-1", version: 1, data: ["title": "A"])], cursor: "s1", hasMore: true)
         try store.write(collection: "notes", id: "n-1", change: .patch(["count": 1]))
         try store.write(collection: "notes", id: "n-2", change: .patch(["count": 2]))
@@ -44,20 +44,20 @@ struct StoreRegistryTests {
             }
         }
         try store.write(collection: "tasks", id: "t-1", change: .patch(["done": true]))
-        _ = try store.takeBatch(limit: 10)
+        _ = try store.uploads.takeBatch(limit: 10)
         for (operation, current) in conflicts {
-            try store.resolve(try store.conflict(for: operation, current: current), resolution: .client, current: current)
+            try store.uploads.resolve(try store.uploads.conflict(for: operation, current: current), resolution: .client, current: current)
         }
         try store.setClientID("client-1")
         try store.rememberIdentity(user: "alice", server: "http://localhost", project: "p", device: "d")
-        let history = try store.beginHistory(kind: .sync)
-        try store.endHistory(history, summary: SyncSummary(), error: nil)
-        try store.queueFileUpload(FileUploadJob(
+        let history = try store.history.begin(kind: .sync)
+        try store.history.end(history, summary: SyncSummary(), error: nil)
+        try store.files.queueFileUpload(FileUploadJob(
             localID: "local-1", name: "a.jpg", contentType: "image/jpeg", size: 1, sha256: "", tags: [], isPublic: false, attachTo: nil,
             path: "uploads/local-1", createdAt: Date()))
-        try store.cacheFile("f-1", path: "cache/f-1", size: 1, pinned: false)
-        _ = try store.queueFileDeletion("f-2", detachFrom: nil)
-        try store.addIndex(.init(collection: "notes", kind: .fullText, fields: ["title"]))
+        try store.files.cacheFile("f-1", path: "cache/f-1", size: 1, pinned: false)
+        _ = try store.files.queueFileDeletion("f-2", detachFrom: nil)
+        try store.indexes.addIndex(.init(collection: "notes", kind: .fullText, fields: ["title"]))
         let cache = try JSONCache(writer: store.writer, scope: "s", name: "c", fields: [.string("a")])
         try cache.cache([["id": "e-1", "a": "x"]])
         let queries = DownloadQueryStore(store: store)
@@ -81,7 +81,7 @@ struct StoreRegistryTests {
         // A new schema makes the store usable again.
         try store.apply(schema: TestStore.schema, etag: nil)
         try store.write(collection: "notes", id: "n-1", change: .save(["title": "again"]))
-        #expect(try store.pendingOperations().map(\.kind) == [.create])
+        #expect(try store.uploads.pendingOperations().map(\.kind) == [.create])
     }
 
     @Test("the store opens on an injected writer, keeps its schema and client id, and reads them once")

@@ -94,7 +94,7 @@ struct StoreWriteTests {
         let test = try TestStore()
         try test.pull([.init(id: "n-1", version: 2, data: ["title": "A"])])
         try test.store.write(collection: "notes", id: "n-1", change: .patch(["title": "B"]))
-        let inFlight = try test.store.takeBatch(limit: 10)
+        let inFlight = try test.store.uploads.takeBatch(limit: 10)
         #expect(inFlight.count == 1)
         try test.store.write(collection: "notes", id: "n-1", change: .patch(["count": 9]))
         var queued = try test.queued()
@@ -102,14 +102,14 @@ struct StoreWriteTests {
         #expect(queued[1].waitsFor == inFlight[0].opId)
         #expect(queued[1].baseVersion == nil)
         // While the first waits for its answer, the second is not ready.
-        #expect(try test.store.takeBatch(limit: 10, after: inFlight[0].sequence).isEmpty)
+        #expect(try test.store.uploads.takeBatch(limit: 10, after: inFlight[0].sequence).isEmpty)
 
-        _ = try test.store.recordAnswers([TestStore.applied(inFlight[0], version: 3, data: ["title": "B"])], for: inFlight)
+        _ = try test.store.uploads.recordAnswers([TestStore.applied(inFlight[0], version: 3, data: ["title": "B"])], for: inFlight)
         queued = try test.queued()
         #expect(queued.count == 1)
         #expect(queued[0].waitsFor == nil)
         #expect(queued[0].baseVersion == 3)
-        #expect(try test.store.takeBatch(limit: 10).map(\.opId) == [queued[0].opId])
+        #expect(try test.store.uploads.takeBatch(limit: 10).map(\.opId) == [queued[0].opId])
     }
 
     @Test("a write to a missing or existing record, or with invalid data, fails with its code and changes nothing")

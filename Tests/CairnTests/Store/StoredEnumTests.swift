@@ -10,11 +10,11 @@ struct StoredEnumTests {
     @Test("history kinds and conflict resolutions read back as enums; a value from a newer Cairn is store_failed")
     func unknownValues() throws {
         let test = try TestStore()
-        let run = try test.store.beginHistory(kind: .push)
-        try test.store.endHistory(run, summary: SyncSummary(), error: nil)
-        #expect(try test.store.history(limit: 5).map(\.kind) == [.push])
+        let run = try test.store.history.begin(kind: .push)
+        try test.store.history.end(run, summary: SyncSummary(), error: nil)
+        #expect(try test.store.history.entries(limit: 5).map(\.kind) == [.push])
         try test.store.writer.write { db in try db.execute(sql: "UPDATE cairn_events SET kind = 'replicate'") }
-        let error = #expect(throws: CairnError.self) { try test.store.history(limit: 5) }
+        let error = #expect(throws: CairnError.self) { try test.store.history.entries(limit: 5) }
         #expect(error?.code == .storeFailed)
         #expect(error?.message.contains("cairn_events.kind") == true)
     }

@@ -31,7 +31,7 @@ struct TestStore {
     func record(_ id: String, in collection: String = "notes") throws -> LocalRecord? { try store.record(collection, id: id) }
 
     /// The queue, oldest first.
-    func queued() throws -> [PendingOperation] { try store.pendingOperations() }
+    func queued() throws -> [PendingOperation] { try store.uploads.pendingOperations() }
 
     /// A record's shadow.
     func shadow(_ id: String, in collection: String = "notes") throws -> Shadow? {
@@ -83,8 +83,8 @@ struct TestStore {
     /// Takes a batch as an upload would, and records the answers `answer` gives for it.
     @discardableResult
     func push(limit: Int = 100, answer: (PendingOperation) -> ScannedResult) throws -> [(PendingOperation, ServerRecord)] {
-        let batch = try store.takeBatch(limit: limit)
-        return try store.recordAnswers(batch.map(answer), for: batch)
+        let batch = try store.uploads.takeBatch(limit: limit)
+        return try store.uploads.recordAnswers(batch.map(answer), for: batch)
     }
 
     /// The server applied `operation` at `version`, committing `data` (the operation's own data when `nil`).

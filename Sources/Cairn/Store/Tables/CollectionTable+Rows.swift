@@ -11,12 +11,11 @@ struct RowState: Sendable, Hashable {
 }
 
 extension CollectionTable {
-    /// Writes the visible row of a record.
-    func upsert(_ db: Database, id: String, data: [String: JSONValue], version: Int64, pending: Bool, updatedAt: String?, updatedBy: String?) throws {
+    /// Writes the visible row of a record; its pending flag is whether the record has local changes (``LocalChanges``).
+    func upsert(_ db: Database, id: String, data: [String: JSONValue], version: Int64, updatedAt: String?, updatedBy: String?) throws {
         var arguments: [DatabaseValue] = [id.databaseValue]
         arguments += columnValues(data)
-        arguments += [JSONValue.object(data).jsonText().databaseValue, version.databaseValue, (pending ? 1 : 0).databaseValue,
-                      updatedAt.databaseValue, updatedBy.databaseValue]
+        arguments += [JSONValue.object(data).jsonText().databaseValue, version.databaseValue, updatedAt.databaseValue, updatedBy.databaseValue]
         try db.cachedStatement(sql: sql.upsert).execute(arguments: StatementArguments(arguments))
     }
 
@@ -63,7 +62,7 @@ extension CollectionTable {
         return db.changesCount > 0
     }
 
-    /// After a fresh snapshot: deletes the rows it did not list, unless they hold local changes.
+    /// After a fresh snapshot: deletes the rows it did not list, unless their records have local changes (``LocalChanges``).
     func removeUnlisted(_ db: Database) throws {
         try db.execute(sql: sql.deleteUnlisted, arguments: [name])
     }

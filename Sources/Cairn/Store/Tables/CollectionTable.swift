@@ -11,7 +11,7 @@ import GRDB
 /// | one per field | strings, datetimes and file ids as TEXT, integers, numbers, booleans (1/0), json fields as JSON text |
 /// | `cairn_data` | the record's whole data as JSON |
 /// | `cairn_version` | the server version the row is based on (0 if never on the server) |
-/// | `cairn_pending` | 1 while local changes wait for upload |
+/// | `cairn_pending` | 1 while the record has local changes: computed from ``LocalChanges`` whenever the row is written |
 /// | `cairn_updated_at`, `cairn_updated_by` | from the server's last state |
 struct CollectionTable: StoreTable {
     /// The collection.
@@ -77,13 +77,6 @@ struct CollectionTable: StoreTable {
         return "CREATE TABLE IF NOT EXISTS \(quotedName) (\(columns.joined(separator: ", ")))"
     }
 
-    /// SQL, true when the record `id` of `collection` (SQL expressions) has other changes queued or failed: an
-    /// acknowledgement then moves only its base, and the row keeps showing those changes.
-    static func hasOtherChangesSQL(collection: String, id: String) -> String {
-        "(EXISTS (SELECT 1 FROM cairn_queue WHERE collection = \(collection) AND record_id = \(id))"
-            + " OR EXISTS (SELECT 1 FROM cairn_failed WHERE collection = \(collection) AND record_id = \(id)))"
-    }
-
     /// SQL, the server version a pull brought into the shadow of the record `id` of `collection` (SQL expressions);
     /// 0 without one.
     static func shadowServerVersionSQL(collection: String, id: String) -> String {
@@ -92,9 +85,10 @@ struct CollectionTable: StoreTable {
 
     /// The statements of one collection table, built once per schema.
     struct Statements: Sendable {
-        /// Writes a whole row: id, fields, data, version, pending, updatedAt, updatedBy.
+        /// Writes a whole row: id, fields, data, version, updatedAt, updatedBy; its pending flag is ``LocalChanges``.
         let upsert: String
         /// Writes a pulled record unless the row holds a newer version: id, fields, data, version, updatedAt, updatedBy.
+        /// Its pending flag is 0: ``PulledChangeWriter`` writes rows only for records without local changes.
         let upsertPulled: String
         /// Reads a row's data, version, pending flag, updatedAt and updatedBy.
         let row: String
@@ -102,19 +96,19 @@ struct CollectionTable: StoreTable {
         let state: String
         /// Deletes a row.
         let delete: String
-        /// Deletes a row that holds no local changes.
+        /// Deletes a row unless the record has local changes (``LocalChanges``).
         let deleteSynced: String
         /// Copies a row that shows a server state into a new shadow: collection, id; returns the version.
         let beginShadow: String
         /// Marks rows uploaded exactly as they are, from a JSON array of `[id, version, updatedAt, updatedBy]` (`?1`) of
-        /// the collection (`?2`), unless the record has other changes queued or failed, or a pull brought a newer
-        /// server state into its shadow; returns the ids it marked.
+        /// the collection (`?2`), unless the record has other local changes (``LocalChanges``: its pending flag is
+        /// then 0), or a pull brought a newer server state into its shadow; returns the ids it marked.
         let acknowledgeRows: String
         /// Marks one uploaded row committed, if its data is what the server committed (or `exact`).
         let acknowledgeRow: String
         /// Sets a row's server version and commit details, leaving its data and pending flag.
         let syncColumns: String
-        /// After a fresh snapshot, deletes the rows it did not list that hold no local changes.
+        /// After a fresh snapshot, deletes the rows it did not list, unless their records have local changes.
         let deleteUnlisted: String
         /// The `(id, version)` of each server state the replica holds (rows without local changes, and the shadows'
         /// server states).
@@ -122,8 +116,14 @@ struct CollectionTable: StoreTable {
 
         init(schema: CollectionSchema, table: String) {
             let fields = schema.fields.map { CollectionTable.quote($0.name) }
-            let columns = ["id"] + fields + ["cairn_data", "cairn_version", "cairn_pending", "cairn_updated_at", "cairn_updated_by"]
-            upsert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(Self.placeholders(columns.count))) "
+            // The collection's name as an SQL string literal, for ``LocalChanges``.
+            let collection = "'" + schema.name.replacingOccurrences(of: "'", with: "''") + "'"
+            let written = ["id"] + fields + ["cairn_data", "cairn_version"]
+            let columns = written + ["cairn_pending", "cairn_updated_at", "cairn_updated_by"]
+            let values = (1...written.count).map { "?\($0)" } + [
+                LocalChanges.sql(collection: collection, id: "?1"), "?\(written.count + 1)", "?\(written.count + 2)",
+            ]
+            upsert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", "))) "
                 + "ON CONFLICT (id) DO UPDATE SET " + columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             let pulled = ["id"] + fields + ["cairn_data", "cairn_version", "cairn_updated_at", "cairn_updated_by"]
             upsertPulled = "INSERT INTO \(table) (\(pulled.joined(separator: ", ")), cairn_pending) VALUES (\(Self.placeholders(pulled.count)), 0) "
@@ -132,7 +132,7 @@ struct CollectionTable: StoreTable {
             row = "SELECT cairn_data, cairn_version, cairn_pending, cairn_updated_at, cairn_updated_by FROM \(table) WHERE id = ?"
             state = "SELECT cairn_version, cairn_updated_at, cairn_updated_by FROM \(table) WHERE id = ?"
             delete = "DELETE FROM \(table) WHERE id = ?"
-            deleteSynced = "DELETE FROM \(table) WHERE id = ? AND cairn_pending = 0"
+            deleteSynced = "DELETE FROM \(table) WHERE id = ?1 AND NOT \(LocalChanges.sql(collection: collection, id: "?1"))"
             beginShadow = """
                 INSERT INTO cairn_shadow (collection, record_id, base_version, base_data, base_deleted, server_version, server_data, server_deleted)
                 SELECT ?1, id, cairn_version, cairn_data, 0, cairn_version, cairn_data, 0 FROM \(table) WHERE id = ?2 AND cairn_version > 0
@@ -143,16 +143,20 @@ struct CollectionTable: StoreTable {
                 FROM (SELECT value ->> '$[0]' AS id, value ->> '$[1]' AS version, value ->> '$[2]' AS at, value ->> '$[3]' AS by
                       FROM json_each(?1)) AS c
                 WHERE \(table).id = c.id
-                  AND NOT \(CollectionTable.hasOtherChangesSQL(collection: "?2", id: "c.id"))
+                  AND NOT \(LocalChanges.sql(collection: "?2", id: "c.id"))
                   AND \(CollectionTable.shadowServerVersionSQL(collection: "?2", id: "c.id")) <= c.version
                 RETURNING \(table).id
                 """
             acknowledgeRow = """
-                UPDATE \(table) SET cairn_version = ?, cairn_pending = 0, cairn_updated_at = ?, cairn_updated_by = ?
-                WHERE id = ? AND (? OR cairn_data = ?)
+                UPDATE \(table) SET cairn_version = ?1, cairn_pending = \(LocalChanges.sql(collection: collection, id: "?4")),
+                       cairn_updated_at = ?2, cairn_updated_by = ?3
+                WHERE id = ?4 AND (?5 OR cairn_data = ?6)
                 """
             syncColumns = "UPDATE \(table) SET cairn_version = ?, cairn_updated_at = ?, cairn_updated_by = ? WHERE id = ?"
-            deleteUnlisted = "DELETE FROM \(table) WHERE cairn_pending = 0 AND id NOT IN (\(CollectionStateTable.listedIDsSQL))"
+            deleteUnlisted = """
+                DELETE FROM \(table) WHERE id NOT IN (\(CollectionStateTable.listedIDsSQL))
+                  AND NOT \(LocalChanges.sql(collection: "?1", id: "\(table).id"))
+                """
             serverStates = """
                 SELECT id, cairn_version FROM \(table)
                 WHERE id NOT IN (SELECT record_id FROM cairn_shadow WHERE collection = ?1)

@@ -11,7 +11,8 @@ struct Shadow: Sendable, Hashable {
 }
 
 /// The shadows of the records that hold local changes (`cairn_shadow`): a record has one from its first local
-/// change until nothing of it is queued or failed any more.
+/// change until ``LocalChanges`` no longer holds for it. Its states are data; whether a record has local changes is
+/// asked of ``LocalChanges``, never read from here.
 struct ShadowTable: StoreTable {
     var tableNames: [String] { ["cairn_shadow"] }
 
@@ -92,11 +93,6 @@ struct ShadowTable: StoreTable {
     func remove(_ db: Database, collection: String, ids: [String]) throws {
         try db.cachedStatement(sql: "DELETE FROM cairn_shadow WHERE collection = ? AND record_id IN (SELECT value FROM json_each(?))")
             .execute(arguments: [collection, JSONValue.array(ids.map(JSONValue.string)).jsonText()])
-    }
-
-    /// The ids of a collection's records that hold local changes.
-    func recordIDs(_ db: Database, collection: String) throws -> Set<String> {
-        Set(try String.fetchAll(db.cachedStatement(sql: "SELECT record_id FROM cairn_shadow WHERE collection = ?"), arguments: [collection]))
     }
 
     /// Moves a record's latest known server state to a pulled change, unless a newer one is known already.

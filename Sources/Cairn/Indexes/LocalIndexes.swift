@@ -1,14 +1,25 @@
 import CairnProtocol
 import GRDB
 
-extension LocalStore {
+/// The indexes and full-text indexes the app asks for (``LocalIndexTable``), kept and applied to the collection
+/// tables.
+///
+/// ```swift
+/// try store.indexes.addIndex(.init(collection: "notes", kind: .fullText, fields: ["title"]))
+/// ```
+struct LocalIndexes: Sendable {
+    /// The store whose tables are indexed.
+    let store: LocalStore
+}
+
+extension LocalIndexes {
     /// Keeps an index definition and applies it at once when the collection's table exists (otherwise when the schema
     /// that creates it arrives). Fields are checked against the schema when one is known.
     func addIndex(_ definition: LocalIndexTable.Definition) throws {
         guard !definition.fields.isEmpty else { throw CairnError.invalid("an index needs at least one field") }
         guard Set(definition.fields).count == definition.fields.count else { throw CairnError.invalid("an index names each field once") }
-        let known = schema != nil || localCollections.contains(definition.collection)
-        let table = known ? try self.table(definition.collection) : nil
+        let known = store.schema != nil || store.localCollections.contains(definition.collection)
+        let table = known ? try store.table(definition.collection) : nil
         if let table {
             for name in definition.fields where name != "id" || definition.kind == .fullText {
                 guard let field = table.schema.field(named: name) else {
@@ -19,16 +30,16 @@ extension LocalStore {
                 }
             }
         }
-        try writer.write { db in
-            try localIndexes.add(db, definition)
-            if let table, try db.tableExists(table.name) { try localIndexes.apply(db, to: table) }
+        try store.writer.write { db in
+            try store.localIndexes.add(db, definition)
+            if let table, try db.tableExists(table.name) { try store.localIndexes.apply(db, to: table) }
         }
     }
 
     /// Forgets a collection's full-text index and drops it.
     func removeFullText(collection: String) throws {
-        try writer.write { db in
-            try localIndexes.removeFullText(db, collection: collection)
+        try store.writer.write { db in
+            try store.localIndexes.removeFullText(db, collection: collection)
             try FullTextIndex.drop(db, collection: collection)
         }
     }

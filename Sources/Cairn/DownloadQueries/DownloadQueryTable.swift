@@ -179,11 +179,13 @@ struct DownloadQueryTable: StoreTable {
             arguments: filter.arguments + [query])
     }
 
-    /// Deletes a record's row from its collection table when no query holds it and it has no local change.
+    /// Deletes a record's row from its collection table when no query holds it and it has no local change
+    /// (``LocalChanges``).
     func evictIfOrphan(_ db: Database, table: CollectionTable, id: String) throws {
         try db.cachedStatement(sql: """
-            DELETE FROM \(table.quotedName) WHERE id = ?1 AND cairn_pending = 0
+            DELETE FROM \(table.quotedName) WHERE id = ?1
               AND NOT EXISTS (SELECT 1 FROM cairn_query_members WHERE collection = ?2 AND record_id = ?1)
+              AND NOT \(LocalChanges.sql(collection: "?2", id: "?1"))
             """).execute(arguments: [id, table.name])
     }
 
@@ -243,7 +245,7 @@ struct DownloadQueryTable: StoreTable {
     }
 
     /// Once every query of a marked collection has completed a pull (and no filter change is still downloading):
-    /// deletes the rows no query holds that have no local change, such as records that left their last query while
+    /// deletes the rows no query holds whose records have no local change (``LocalChanges``), such as records that left their last query while
     /// they had one, or that were pulled before the collection was marked.
     func sweep(_ db: Database, table: CollectionTable) throws {
         let unfinished = try Bool.fetchOne(db, sql: """
@@ -251,8 +253,9 @@ struct DownloadQueryTable: StoreTable {
             """, arguments: [table.name]) ?? true
         guard !unfinished else { return }
         try db.execute(sql: """
-            DELETE FROM \(table.quotedName) AS t WHERE cairn_pending = 0
-              AND NOT EXISTS (SELECT 1 FROM cairn_query_members AS m WHERE m.collection = ? AND m.record_id = t.id)
+            DELETE FROM \(table.quotedName) AS t
+            WHERE NOT EXISTS (SELECT 1 FROM cairn_query_members AS m WHERE m.collection = ?1 AND m.record_id = t.id)
+              AND NOT \(LocalChanges.sql(collection: "?1", id: "t.id"))
             """, arguments: [table.name])
     }
 }

@@ -48,12 +48,6 @@ extension QueueTable {
     func oldestCreatedAt(_ db: Database) throws -> Date? {
         try Double.fetchOne(db, sql: "SELECT MIN(created_at) FROM cairn_queue").map(Date.init(timeIntervalSince1970:))
     }
-
-    /// True when a record has queued changes.
-    func contains(_ db: Database, collection: String, id: String) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM cairn_queue WHERE collection = ? AND record_id = ?)"),
-                          arguments: [collection, id]) ?? false
-    }
 }
 
 extension PendingOperation {

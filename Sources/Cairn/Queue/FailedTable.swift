@@ -95,12 +95,6 @@ struct FailedTable: StoreTable {
         try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM cairn_failed WHERE change_set IS NULL) + count(DISTINCT change_set) FROM cairn_failed") ?? 0
     }
 
-    /// True when a record has failed uploads.
-    func contains(_ db: Database, collection: String, id: String) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM cairn_failed WHERE collection = ? AND record_id = ?)"),
-                          arguments: [collection, id]) ?? false
-    }
-
     /// Forgets one failed upload.
     func remove(_ db: Database, id: Int64) throws {
         try db.execute(sql: "DELETE FROM cairn_failed WHERE id = ?", arguments: [id])

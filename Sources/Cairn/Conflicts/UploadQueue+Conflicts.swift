@@ -2,12 +2,17 @@ import CairnProtocol
 import Foundation
 import GRDB
 
-extension LocalStore {
+extension UploadQueue {
+    /// The newest conflicts and their resolutions, newest first.
+    func conflicts(limit: Int) throws -> [ConflictRecord] {
+        try store.writer.read { db in try store.conflictLog.entries(db, limit: limit) }
+    }
+
     /// The conflict as a resolver sees it.
     func conflict(for operation: PendingOperation, current: ServerRecord) throws -> Conflict {
-        let table = try self.table(operation.collection)
-        return try writer.read { db in
-            let shadow = try shadows.shadow(db, collection: operation.collection, id: operation.recordID)
+        let table = try store.table(operation.collection)
+        return try store.writer.read { db in
+            let shadow = try store.shadows.shadow(db, collection: operation.collection, id: operation.recordID)
             let visible = try table.row(db, id: operation.recordID)
             return Conflict(collection: operation.collection, id: operation.recordID, base: shadow?.baseData, local: visible?.data,
                             server: current.deleted ? nil : current.data, serverVersion: current.version)
@@ -17,19 +22,19 @@ extension LocalStore {
     /// Ends a conflict: records it, replaces the record's queued changes with the resolution (uploaded on top of
     /// the server's version), and shows the resolved state.
     func resolve(_ conflict: Conflict, resolution: Resolution, current: ServerRecord) throws {
-        let table = try self.table(conflict.collection)
-        let date = now
-        try writer.write { db in
-            try queue.removeAll(db, collection: conflict.collection, id: conflict.id)
+        let table = try store.table(conflict.collection)
+        let date = store.now
+        try store.writer.write { db in
+            try store.queue.removeAll(db, collection: conflict.collection, id: conflict.id)
             // The server's state is the base of whatever is uploaded next.
-            var shadow = try shadows.shadow(db, collection: conflict.collection, id: conflict.id) ?? Shadow()
+            var shadow = try store.shadows.shadow(db, collection: conflict.collection, id: conflict.id) ?? Shadow()
             shadow.baseVersion = current.version
             shadow.baseData = conflict.server
             if current.version >= (shadow.serverVersion ?? 0) {
                 shadow.serverVersion = current.version
                 shadow.serverData = conflict.server
             }
-            try shadows.save(db, shadow, collection: conflict.collection, id: conflict.id)
+            try store.shadows.save(db, shadow, collection: conflict.collection, id: conflict.id)
 
             var resolved: [String: JSONValue]?
             var upload: QueueCombiner.Change?
@@ -52,11 +57,11 @@ extension LocalStore {
                 }
             }
             if let upload {
-                try queue.enqueue(db, collection: conflict.collection, id: conflict.id, upload, base: current.version, combining: false, at: date)
+                try store.queue.enqueue(db, collection: conflict.collection, id: conflict.id, upload, base: current.version, combining: false, at: date)
             }
-            try conflictLog.add(db, conflict, resolution: resolution.kind, resolved: resolved, at: date)
+            try store.conflictLog.add(db, conflict, resolution: resolution.kind, resolved: resolved, at: date)
             // The server state with the resolution's upload applied: the resolved state.
-            try rebuildVisible(db, table: table, id: conflict.id)
+            try store.rebuildVisible(db, table: table, id: conflict.id)
         }
     }
 }
