@@ -32,6 +32,8 @@ struct BackupToolTests {
         #expect(try Tool.run(["admin", "--data", data, "add-user", "opal", "--password", TestServer.password, "--operator"]).status == 0)
         var serving = try Tool.start(["serve", "--data", data, "--port", "0", "--log-level", "error"],
                                      environment: ProcessInfo.processInfo.environment, output: .pipe)
+        // Also when a step throws: a server left running outlives the test run (.ci/run fails on it).
+        defer { if serving.isRunning { serving.send(SIGKILL); serving.waitUntilExit() } }
         let url = try Instances.listeningURL(serving)
         let port = try #require(url.port)
         let http = TestHTTPClient(baseURL: url)
@@ -201,6 +203,7 @@ struct BackupToolTests {
         // A backup whose file bytes were changed afterwards is refused, and leaves nothing behind.
         let serving = try Tool.start(["serve", "--data", data, "--port", "0", "--log-level", "error"],
                                      environment: ProcessInfo.processInfo.environment, output: .pipe)
+        defer { if serving.isRunning { serving.send(SIGKILL); serving.waitUntilExit() } }
         let http = TestHTTPClient(baseURL: try Instances.listeningURL(serving))
         let token = try await http.login("alice").accessToken
         let bytes = TestFiles.bytes(5000, seed: 9)
