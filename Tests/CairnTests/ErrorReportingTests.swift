@@ -31,47 +31,50 @@ struct ErrorReportingTests {
     @Test("a server error keeps its code, message, status and details; its description prints no data")
     func serverDetails() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let alice = try await fixture.client("alice") { configuration in
-            configuration.downloadFilters["notes"] = .condition("nope", .eq, "secret-value")
+        try await withCleanup({ await fixture.stop() }) {
+            let alice = try await fixture.client("alice") { configuration in
+                configuration.downloadFilters["notes"] = .condition("nope", .eq, "secret-value")
+            }
+            let error = await #expect(throws: CairnError.self) { try await alice.pull(["notes"]) }
+            #expect(error?.code == .validationFailed)
+            #expect(error?.httpStatus == 422)
+            #expect(error?.details?["field"] == "nope", "\(String(describing: error?.details))")
+            #expect(error.map { !$0.description.contains("secret-value") } ?? false)
         }
-        let error = await #expect(throws: CairnError.self) { try await alice.pull(["notes"]) }
-        #expect(error?.code == .validationFailed)
-        #expect(error?.httpStatus == 422)
-        #expect(error?.details?["field"] == "nope", "\(String(describing: error?.details))")
-        #expect(error.map { !$0.description.contains("secret-value") } ?? false)
     }
 
     @Test("a local filter error keeps its wire code and details instead of becoming store_failed")
     func localFilterError() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let alice = try await fixture.client("alice")
-        let error = #expect(throws: CairnError.self) { try alice.records(Query("notes").filter(.condition("nope", .eq, 1))) }
-        #expect(error?.code == .validationFailed)
-        #expect(error?.details?["field"] == "nope")
+        try await withCleanup({ await fixture.stop() }) {
+            let alice = try await fixture.client("alice")
+            let error = #expect(throws: CairnError.self) { try alice.records(Query("notes").filter(.condition("nope", .eq, 1))) }
+            #expect(error?.code == .validationFailed)
+            #expect(error?.details?["field"] == "nope")
+        }
     }
 
     @Test("a conflict resolver that throws is reported as resolver_failed with its cause, and the change stays queued")
     func resolverFailure() async throws {
         struct AppFailure: Error {}
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let bob = try await fixture.client("bob")
-        let alice = try await fixture.client("alice") { configuration in
-            configuration.collectionResolvers["tasks"] = .custom { _ in throw AppFailure() }
+        try await withCleanup({ await fixture.stop() }) {
+            let bob = try await fixture.client("bob")
+            let alice = try await fixture.client("alice") { configuration in
+                configuration.collectionResolvers["tasks"] = .custom { _ in throw AppFailure() }
+            }
+            try alice.save("tasks", id: "t1", data: ["title": "a"])
+            try await alice.sync()
+            try await bob.sync()
+            try bob.patch("tasks", id: "t1", ["title": "bob"])
+            try await bob.sync()
+            try alice.patch("tasks", id: "t1", ["title": "alice"])
+            let error = await #expect(throws: CairnError.self) { try await alice.sync() }
+            #expect(error?.code == .resolverFailed)
+            #expect(error?.cause is AppFailure)
+            #expect(error?.details?["id"] == "t1")
+            #expect(try alice.pendingOperations().map(\.recordID) == ["t1"])
+            #expect(await alice.status().lastError?.code == .resolverFailed)
         }
-        try alice.save("tasks", id: "t1", data: ["title": "a"])
-        try await alice.sync()
-        try await bob.sync()
-        try bob.patch("tasks", id: "t1", ["title": "bob"])
-        try await bob.sync()
-        try alice.patch("tasks", id: "t1", ["title": "alice"])
-        let error = await #expect(throws: CairnError.self) { try await alice.sync() }
-        #expect(error?.code == .resolverFailed)
-        #expect(error?.cause is AppFailure)
-        #expect(error?.details?["id"] == "t1")
-        #expect(try alice.pendingOperations().map(\.recordID) == ["t1"])
-        #expect(await alice.status().lastError?.code == .resolverFailed)
     }
 }

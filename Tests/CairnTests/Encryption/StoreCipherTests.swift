@@ -177,14 +177,15 @@ struct EncryptedSuiteRunTests {
     @Test("with CAIRN_TEST_ENCRYPTED_STORES=1 every fixture client's store is an encrypted file")
     func fixtureStoresAreEncrypted() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let client = try await fixture.client("alice")
-        guard Fixture.encryptedStoreKey != nil else { return }
-        guard case .file(let path) = client.configuration.store else {
-            Issue.record("an encrypted run keeps a store in memory")
-            return
+        try await withCleanup({ await fixture.stop() }) {
+            let client = try await fixture.client("alice")
+            guard Fixture.encryptedStoreKey != nil else { return }
+            guard case .file(let path) = client.configuration.store else {
+                Issue.record("an encrypted run keeps a store in memory")
+                return
+            }
+            #expect(try StoreEncryption.isEncrypted(storeAt: path))
+            #expect(client.configuration.storeKey != nil)
         }
-        #expect(try StoreEncryption.isEncrypted(storeAt: path))
-        #expect(client.configuration.storeKey != nil)
     }
 }

@@ -49,43 +49,46 @@ struct TamperedStoreTests {
     @Test("opening a store whose first page was changed throws store_corrupted")
     func open() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let (path, _) = try await Self.syncedStore(fixture) { _ in "cairn_meta" }
-        try Self.flipByte(ofPage: 1, in: path)
-        let error = await #expect(throws: CairnError.self) { _ = try await Self.reopen(fixture, path) }
-        #expect(error?.code == .storeCorrupted, "\(String(describing: error))")
+        try await withCleanup({ await fixture.stop() }) {
+            let (path, _) = try await Self.syncedStore(fixture) { _ in "cairn_meta" }
+            try Self.flipByte(ofPage: 1, in: path)
+            let error = await #expect(throws: CairnError.self) { _ = try await Self.reopen(fixture, path) }
+            #expect(error?.code == .storeCorrupted, "\(String(describing: error))")
+        }
     }
 
     @Test("the app's SQL over a changed page throws store_corrupted, and queryJSON answers it")
     func query() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let (path, page) = try await Self.syncedStore(fixture) { try $0.tableName(for: "notes") }
-        try Self.flipByte(ofPage: page, in: path)
-        let alice = try await Self.reopen(fixture, path)
-        let table = try alice.tableName(for: "notes")
-        let error = #expect(throws: CairnError.self) { _ = try alice.rows("SELECT * FROM \(table)") }
-        #expect(error?.code == .storeCorrupted, "\(String(describing: error))")
-        #expect(alice.queryJSON("SELECT * FROM \(table)").contains(#""code":"store_corrupted""#))
-        // What the SQL itself gets wrong stays validation_failed.
-        #expect(throws: CairnError.self) { _ = try alice.rows("SELECT * FROM no_such_table") }
-        #expect((try? alice.rows("SELEKT 1")) == nil)
-        #expect(alice.queryJSON("SELEKT 1").contains(#""code":"validation_failed""#))
+        try await withCleanup({ await fixture.stop() }) {
+            let (path, page) = try await Self.syncedStore(fixture) { try $0.tableName(for: "notes") }
+            try Self.flipByte(ofPage: page, in: path)
+            let alice = try await Self.reopen(fixture, path)
+            let table = try alice.tableName(for: "notes")
+            let error = #expect(throws: CairnError.self) { _ = try alice.rows("SELECT * FROM \(table)") }
+            #expect(error?.code == .storeCorrupted, "\(String(describing: error))")
+            #expect(alice.queryJSON("SELECT * FROM \(table)").contains(#""code":"store_corrupted""#))
+            // What the SQL itself gets wrong stays validation_failed.
+            #expect(throws: CairnError.self) { _ = try alice.rows("SELECT * FROM no_such_table") }
+            #expect((try? alice.rows("SELEKT 1")) == nil)
+            #expect(alice.queryJSON("SELEKT 1").contains(#""code":"validation_failed""#))
+        }
     }
 
     @Test("a sync that meets a changed page throws store_corrupted, and the history says so")
     func sync() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let (path, page) = try await Self.syncedStore(fixture) { try $0.tableName(for: "notes") }
-        let bob = try await fixture.client("bob")
-        try await bob.sync()
-        try bob.save("notes", id: "n1", data: ["title": "changed by bob"])
-        try await bob.sync()
-        try Self.flipByte(ofPage: page, in: path)
-        let alice = try await Self.reopen(fixture, path)
-        let error = await #expect(throws: CairnError.self) { try await alice.sync() }
-        #expect(error?.code == .storeCorrupted, "\(String(describing: error))")
-        #expect(await alice.status().lastError?.code == .storeCorrupted)
+        try await withCleanup({ await fixture.stop() }) {
+            let (path, page) = try await Self.syncedStore(fixture) { try $0.tableName(for: "notes") }
+            let bob = try await fixture.client("bob")
+            try await bob.sync()
+            try bob.save("notes", id: "n1", data: ["title": "changed by bob"])
+            try await bob.sync()
+            try Self.flipByte(ofPage: page, in: path)
+            let alice = try await Self.reopen(fixture, path)
+            let error = await #expect(throws: CairnError.self) { try await alice.sync() }
+            #expect(error?.code == .storeCorrupted, "\(String(describing: error))")
+            #expect(await alice.status().lastError?.code == .storeCorrupted)
+        }
     }
 }

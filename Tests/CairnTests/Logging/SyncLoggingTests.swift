@@ -52,28 +52,29 @@ struct SyncLoggingTests {
     /// Alice and Bob change one task (a conflict) and Alice writes a note the server's schema now refuses.
     static func syncWithConflictAndRefusal(tracing: Bool, withData: Bool) async throws -> (CapturedLog, token: String) {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let log = CapturedLog()
-        let alice = try await fixture.client("alice") {
-            $0.logger = log.logger()
-            $0.traceRequests = tracing
-            $0.traceWithData = withData
+        return try await withCleanup({ await fixture.stop() }) {
+            let log = CapturedLog()
+            let alice = try await fixture.client("alice") {
+                $0.logger = log.logger()
+                $0.traceRequests = tracing
+                $0.traceWithData = withData
+            }
+            let bob = try await fixture.client("bob")
+            try alice.create("tasks", id: "t", data: ["title": .string(secret), "rank": 1])
+            try await alice.sync()
+            try await bob.sync()
+            try bob.patch("tasks", id: "t", ["rank": 5])
+            try await bob.sync()
+            try alice.patch("tasks", id: "t", ["rank": 9])
+            try alice.save("notes", id: "n1", data: ["title": .string(secret), "priority": "high"])
+            var grown = Fixture.schema
+            grown.collections[0].fields.append(FieldSchema(name: "priority", type: .integer))
+            try await fixture.server.server.admin.setSchema(project: Fixture.project, grown)
+            let summary = try await alice.sync()
+            #expect(summary.conflicts == 1)
+            #expect(summary.failed == 1)
+            return (log, try await alice.auth.token())
         }
-        let bob = try await fixture.client("bob")
-        try alice.create("tasks", id: "t", data: ["title": .string(secret), "rank": 1])
-        try await alice.sync()
-        try await bob.sync()
-        try bob.patch("tasks", id: "t", ["rank": 5])
-        try await bob.sync()
-        try alice.patch("tasks", id: "t", ["rank": 9])
-        try alice.save("notes", id: "n1", data: ["title": .string(secret), "priority": "high"])
-        var grown = Fixture.schema
-        grown.collections[0].fields.append(FieldSchema(name: "priority", type: .integer))
-        try await fixture.server.server.admin.setSchema(project: Fixture.project, grown)
-        let summary = try await alice.sync()
-        #expect(summary.conflicts == 1)
-        #expect(summary.failed == 1)
-        return (log, try await alice.auth.token())
     }
 
     @Test("a sync with a conflict and a refusal logs both, with ids and codes, and no record data, token or password")
@@ -122,21 +123,22 @@ struct SyncLoggingTests {
     @Test("a sync that cannot reach the server logs each retry with its cause, then the failure")
     func retriesAndCauses() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let log = CapturedLog()
-        let network = SwitchableTransport()
-        let alice = try await fixture.client("alice", network: network) {
-            $0.logger = log.logger(level: .notice)
-            $0.retry = RetryPolicy(initialDelay: .milliseconds(1), maximumDelay: .milliseconds(5), maximumAttempts: 3)
+        return try await withCleanup({ await fixture.stop() }) {
+            let log = CapturedLog()
+            let network = SwitchableTransport()
+            let alice = try await fixture.client("alice", network: network) {
+                $0.logger = log.logger(level: .notice)
+                $0.retry = RetryPolicy(initialDelay: .milliseconds(1), maximumDelay: .milliseconds(5), maximumAttempts: 3)
+            }
+            try alice.create("notes", id: "n", data: ["title": "x"])
+            network.isOnline = false
+            await #expect(throws: CairnError.self) { try await alice.sync() }
+            let retries = log.entries("request retried")
+            #expect(retries.count == 2)
+            #expect(retries.allSatisfy { $0.metadata["cairn.error"] == "network_unavailable" && $0.level == .notice })
+            let failed = try #require(log.entries("sync failed").first)
+            #expect(failed.metadata["cairn.error"] == "network_unavailable")
+            #expect(log.all.allSatisfy { $0.level >= .notice }, "the app's level is respected")
         }
-        try alice.create("notes", id: "n", data: ["title": "x"])
-        network.isOnline = false
-        await #expect(throws: CairnError.self) { try await alice.sync() }
-        let retries = log.entries("request retried")
-        #expect(retries.count == 2)
-        #expect(retries.allSatisfy { $0.metadata["cairn.error"] == "network_unavailable" && $0.level == .notice })
-        let failed = try #require(log.entries("sync failed").first)
-        #expect(failed.metadata["cairn.error"] == "network_unavailable")
-        #expect(log.all.allSatisfy { $0.level >= .notice }, "the app's level is respected")
     }
 }

@@ -201,35 +201,36 @@ struct FilterAgreementTests {
     @Test("random records and random nested filters select the same ids locally, on the server and in the evaluator", arguments: [7, 2026])
     func agreement(seed: Int) async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        var generator = Generator(random: SeededGenerator(state: UInt64(seed)))
-        var records: [String: [String: JSONValue]] = [:]
-        for index in 0..<120 {
-            var data: [String: JSONValue] = [:]
-            for field in ["title", "done", "due", "count", "score", "tags"] {
-                if let value = generator.value(field) { data[field] = value }
+        try await withCleanup({ await fixture.stop() }) {
+            var generator = Generator(random: SeededGenerator(state: UInt64(seed)))
+            var records: [String: [String: JSONValue]] = [:]
+            for index in 0..<120 {
+                var data: [String: JSONValue] = [:]
+                for field in ["title", "done", "due", "count", "score", "tags"] {
+                    if let value = generator.value(field) { data[field] = value }
+                }
+                records["r-\(index)"] = data.filter { !$0.value.isNull }
             }
-            records["r-\(index)"] = data.filter { !$0.value.isNull }
-        }
-        _ = try await fixture.push("alice", records.sorted { $0.key < $1.key }.map { id, data in
-            SyncOperation(opId: newOpID(), collection: "notes", id: id, op: .create, data: data)
-        })
-        let bob = try await fixture.client("bob")
-        try await bob.pull(["notes"])
-        #expect(try bob.count(Query("notes")) == records.count)
-        let schema = try #require(bob.schema?.collection(named: "notes"))
+            _ = try await fixture.push("alice", records.sorted { $0.key < $1.key }.map { id, data in
+                SyncOperation(opId: newOpID(), collection: "notes", id: id, op: .create, data: data)
+            })
+            let bob = try await fixture.client("bob")
+            try await bob.pull(["notes"])
+            #expect(try bob.count(Query("notes")) == records.count)
+            let schema = try #require(bob.schema?.collection(named: "notes"))
 
-        var partial = 0
-        for _ in 0..<150 {
-            let filter = generator.filter()
-            let expected = Set(records.filter { FilterEvaluator.matches(filter, id: $0.key, data: $0.value, schema: schema) }.keys)
-            let local = Set(try bob.records(Query("notes").filter(filter)).map(\.id))
-            let server = Set(try await fixture.pullAll("bob", "notes", limit: 50, filter: filter).changes.map(\.id))
-            let text = String(decoding: try CairnJSON.encode(filter), as: UTF8.self)
-            #expect(local == expected, "local query differs for \(text): \(local.symmetricDifference(expected).sorted())")
-            #expect(server == expected, "server where differs for \(text): \(server.symmetricDifference(expected).sorted())")
-            if !expected.isEmpty && expected.count < records.count { partial += 1 }
+            var partial = 0
+            for _ in 0..<150 {
+                let filter = generator.filter()
+                let expected = Set(records.filter { FilterEvaluator.matches(filter, id: $0.key, data: $0.value, schema: schema) }.keys)
+                let local = Set(try bob.records(Query("notes").filter(filter)).map(\.id))
+                let server = Set(try await fixture.pullAll("bob", "notes", limit: 50, filter: filter).changes.map(\.id))
+                let text = String(decoding: try CairnJSON.encode(filter), as: UTF8.self)
+                #expect(local == expected, "local query differs for \(text): \(local.symmetricDifference(expected).sorted())")
+                #expect(server == expected, "server where differs for \(text): \(server.symmetricDifference(expected).sorted())")
+                if !expected.isEmpty && expected.count < records.count { partial += 1 }
+            }
+            #expect(partial > 40, "the filters select something but not everything often enough to mean something")
         }
-        #expect(partial > 40, "the filters select something but not everything often enough to mean something")
     }
 }
