@@ -15,7 +15,9 @@ struct SharedStore: Sendable {
     init?(store: LocalStore, configuration: CairnConfiguration) {
         guard case .file = configuration.store, store.lease != nil else { return nil }
         watcher = StoreChangeWatcher(writer: store.writer, interval: configuration.sharedStore.pollInterval)
-        lease = SyncLease(writer: store.writer, table: store.syncLease, policy: configuration.sharedStore, wallClock: configuration.wallClock)
+        lease = SyncLease(
+            writer: store.writer, table: store.syncLease, policy: configuration.sharedStore, wallClock: configuration.wallClock,
+            clock: configuration.clock)
         StoreSuspension.register(lease)
     }
 

@@ -35,14 +35,21 @@ final class SyncLease: Sendable {
     private let table: SyncLeaseTable
     private let policy: SharedStorePolicy
     private let wallClock: any WallClock
+    /// The clock its waits run on (a sync waiting for another's lease, the keeper's ticks): the client's, so tests
+    /// drive them without sleeping.
+    private let clock: any Clock<Duration>
     private let queue = BlockingQueue(label: "cairn.lease")
     private let state = Mutex(State())
 
-    init(writer: any DatabaseWriter, table: SyncLeaseTable, policy: SharedStorePolicy, wallClock: any WallClock) {
+    init(
+        writer: any DatabaseWriter, table: SyncLeaseTable, policy: SharedStorePolicy, wallClock: any WallClock,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.writer = writer
         self.table = table
         self.policy = policy
         self.wallClock = wallClock
+        self.clock = clock
     }
 
     /// Called when the lease becomes this store's (true) or is lost to another process (false).
@@ -57,10 +64,10 @@ final class SyncLease: Sendable {
     /// of its own, waits up to ``SharedStorePolicy/leaseWait``; when a scheduler there stands on it, or the wait ends,
     /// throws `sync_in_another_process`.
     func beginSync() async throws {
-        let deadline = ContinuousClock.now + policy.leaseWait
+        let elapsed = SyncLease.stopwatch(self.clock)
         while true {
             guard let other = try await queue.run({ try self.take(forSync: true) }) else { return }
-            if other.standing || ContinuousClock.now >= deadline {
+            if other.standing || elapsed() >= policy.leaseWait {
                 throw CairnError(
                     .syncInAnotherProcess,
                     other.standing
@@ -68,8 +75,14 @@ final class SyncLease: Sendable {
                         : "Another process (pid \(other.pid)) is syncing this store; try again when it is done",
                     isRetryable: true)
             }
-            try await Task.sleep(for: .milliseconds(100))
+            try await clock.sleep(for: .milliseconds(100))
         }
+    }
+
+    /// A function that reads how long ago it was made, on `clock`.
+    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
     }
 
     /// Ends a sync begun with ``beginSync()``: gives the lease back unless a scheduler stands on it or another sync
@@ -202,6 +215,7 @@ final class SyncLease: Sendable {
     private func startKeeper(_ state: inout State) {
         guard state.keeper == nil, !state.closed, state.held || state.standing else { return }
         let tick = min(Duration.seconds(1), policy.leaseDuration / 3)
+        let clock = self.clock
         state.keeper = Task { [weak self] in
             while !Task.isCancelled {
                 guard let self else { return }
@@ -212,7 +226,7 @@ final class SyncLease: Sendable {
                 }
                 guard keeping else { return }
                 _ = try? await self.queue.run { self.keep() }
-                try? await Task.sleep(for: tick)
+                try? await clock.sleep(for: tick)
             }
         }
     }

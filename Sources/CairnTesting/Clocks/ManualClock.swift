@@ -53,6 +53,9 @@ public final class ManualClock: Clock, Sendable {
     /// How many sleeps are waiting now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// The deadlines of the sleeps waiting now, earliest first: a test sees that a timer was armed for a given instant.
+    public var deadlines: [Instant] { state.withLock { $0.sleepers.map(\.deadline).sorted() } }
+
     /// How many sleeps have begun since the clock was made.
     public var totalSleeps: Int { state.withLock { $0.totalSleeps } }
 

@@ -46,7 +46,8 @@ struct BackgroundStepTests {
             $0.pageSize = 50
         }
         let limited = Task { await other.backgroundSync(timeLimit: .milliseconds(100)) }
-        try await waitUntil { held.heldCount >= 1 && clock.sleeperCount >= 1 }
+        // The step's timer is armed for the limit (on a store file the lease's keeper sleeps on this clock too).
+        try await waitUntil { held.heldCount >= 1 && clock.deadlines.contains(ManualClock.Instant(offset: .milliseconds(100))) }
         clock.advance(by: .milliseconds(100))
         held.release()
         #expect(await limited.value == .expired)
