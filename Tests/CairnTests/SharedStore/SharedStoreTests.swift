@@ -7,32 +7,19 @@ import Testing
 
 /// Two clients on one store file in this process stand for an app and its extension: each sees the other's writes
 /// without reopening, and only one syncs at a time (the store's sync lease).
-@Suite("Shared store: several clients on one file")
+/// No wait here gives up after a time of its own (a loaded machine only makes it longer): the time limit is the only
+/// safety net.
+@Suite("Shared store: several clients on one file", .timeLimit(.minutes(5)))
 struct SharedStoreTests {
-    /// Waits until `condition` holds, up to `limit` of real time (generous: a loaded machine may take long to sync).
-    static func eventually(_ limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
+    /// Waits until `condition` holds (true once it does; a stuck wait ends at the suite's time limit).
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        try await waitUntil(condition)
+        return true
     }
 
-    /// The next value of `iterator` within `limit`, or nil.
-    static func next<Value: Sendable>(
-        _ iterator: inout AsyncThrowingStream<Value, any Error>.Iterator, within limit: Duration = .seconds(10)
-    ) async throws -> Value? {
-        nonisolated(unsafe) var moved = iterator
-        let value = try await withThrowingTaskGroup(of: Value?.self) { group in
-            group.addTask { try await moved.next() }
-            group.addTask { try await Task.sleep(for: limit); return nil }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        iterator = moved
-        return value
+    /// The next value of `iterator` (nil when the stream ended).
+    static func next<Value: Sendable>(_ iterator: inout AsyncThrowingStream<Value, any Error>.Iterator) async throws -> Value? {
+        try await iterator.next()
     }
 
     static func serverIDs(_ fixture: Fixture) async throws -> [String] {
@@ -128,30 +115,45 @@ struct SharedStoreTests {
     func leaseRules() async throws {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.stop() } }
+        // The lease's waits run on the client's clock and its expiry on the wall clock: both move only when told, so
+        // "at once" and "after waiting" are told apart by the waits taken, not by real time.
+        let clock = ManualClock()
+        let wall = ManualWallClock()
         let client = try await fixture.client("alice", store: .file(Fixture.temporaryStorePath())) {
-            // A wait far longer than any step here, so "at once" is told from "after waiting" on a loaded machine.
+            $0.clock = clock
+            $0.wallClock = wall
             $0.sharedStore = SharedStorePolicy(leaseWait: .seconds(30))
         }
         let store = client.store
         func hold(pid: Int32, standing: Bool, for seconds: Double) throws {
             let holder = SyncLeaseTable.Holder(
-                id: "\(pid)-other", pid: pid, host: SyncLease.host, standing: standing, expiresAt: Date().addingTimeInterval(seconds))
+                id: "\(pid)-other", pid: pid, host: SyncLease.host, standing: standing, expiresAt: wall.now().addingTimeInterval(seconds))
             try store.writer.write { db in try db.execute(sql: "DELETE FROM cairn_sync_lease") }
-            #expect(try store.writer.write { db in try store.syncLease.take(db, holder, now: Date(), isRunning: { _ in true }) } == nil)
+            #expect(try store.writer.write { db in try store.syncLease.take(db, holder, now: wall.now(), isRunning: { _ in true }) } == nil)
         }
 
-        // A scheduler in a running process stands on it: refused at once.
+        // A scheduler in a running process stands on it: refused at once, without one wait on the clock.
         try hold(pid: getpid(), standing: true, for: 60)
-        let started = ContinuousClock.now
+        let sleepsBefore = clock.totalSleeps
         let refused = await #expect(throws: CairnError.self) { try await client.sync() }
         #expect(refused?.code == .syncInAnotherProcess)
-        #expect(ContinuousClock.now - started < .seconds(15))
+        #expect(clock.totalSleeps == sleepsBefore, "refused after waiting")
 
-        // A one-off sync of a running process: waited for until it lapses (here after a second).
+        // A one-off sync of a running process: waited for until it lapses (here after a second of wall-clock time).
         try hold(pid: getpid(), standing: false, for: 1)
-        try await client.sync()
-        let waited = ContinuousClock.now - started
-        #expect(waited >= .seconds(1))
+        let waiting = Task { try await client.sync() }
+        // While the lease has not lapsed, each retry (every 100 ms of the client's clock) finds it taken again.
+        for _ in 0..<3 {
+            let retryAt = clock.now.advanced(by: .milliseconds(100))
+            try await waitUntil { clock.deadlines.contains(retryAt) }
+            clock.advance(by: .milliseconds(100))
+        }
+        try await waitUntil { clock.deadlines.contains(clock.now.advanced(by: .milliseconds(100))) }
+        #expect(try await store.writer.read { db in try store.syncLease.holder(db) }?.id == "\(getpid())-other", "still waiting")
+        // It lapses: the next retry takes it.
+        wall.advance(by: 1)
+        clock.advance(by: .milliseconds(100))
+        try await waiting.value
 
         // The holder's process is gone (killed): taken over at once, although the lease has not lapsed (a standing
         // holder that still ran would refuse the sync, as above).
