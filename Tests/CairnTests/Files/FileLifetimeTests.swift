@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// File transfers belong to the client that started them: closing it ends them, and nothing of it runs afterwards.
-@Suite("Files end with their client: close() cancels uploads, downloads and prefetch")
+@Suite("Files end with their client: close() cancels uploads, downloads and prefetch", .timeLimit(.minutes(5)))
 struct FileLifetimeTests {
     /// Passes requests on, but holds the uploads of bytes and the downloads of contents until their task is
     /// cancelled; counts every request, and notes the held ones that ended.
@@ -45,10 +45,11 @@ struct FileLifetimeTests {
         }
     }
 
-    /// Waits (real time, bounded) until `condition` holds.
+    /// Waits until `condition` holds (true once it does), with no deadline of its own: the suite's time limit is the
+    /// safety net.
     static func eventually(_ condition: () throws -> Bool) async throws -> Bool {
-        for _ in 0..<500 where try !condition() { try await Task.sleep(for: .milliseconds(10)) }
-        return try condition()
+        try await waitUntil { try condition() }
+        return true
     }
 
     /// Closes `client`, then checks that no held request is left and that no request starts afterwards.
