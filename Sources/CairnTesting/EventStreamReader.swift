@@ -7,7 +7,7 @@ import NIOCore
 ///
 /// ```swift
 /// let events = try await EventStreamReader.open(url: url, token: token)
-/// let data = try await events.nextData(timeout: .seconds(5))
+/// let data = try await events.nextData()
 /// ```
 public actor EventStreamReader {
     private var reader = ServerSentEvents()
@@ -42,7 +42,18 @@ public actor EventStreamReader {
 
     private func finish() { ended = true }
 
-    /// The next event's `data:` payload; throws when the stream ends or `timeout` passes first.
+    /// The next event's `data:` payload, however long it takes to come (a busy machine only makes it later); throws
+    /// when the stream ends, or when the waiting task is cancelled (a test's `.timeLimit`).
+    public func nextData() async throws -> String {
+        while payloads.isEmpty {
+            guard !ended else { throw URLError(.networkConnectionLost) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return payloads.removeFirst()
+    }
+
+    /// The next event's `data:` payload; throws when the stream ends or `timeout` passes first. For tools that must
+    /// give up; a test waits with ``nextData()`` and lets its time limit be the safety net.
     public func nextData(timeout: Duration) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while payloads.isEmpty {

@@ -4,7 +4,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@Suite("Health, request ids, OpenAPI, clients, digests, live notices")
+@Suite("Health, request ids, OpenAPI, clients, digests, live notices", .timeLimit(.minutes(10)))
 struct ServiceTests {
     @Test("health answers without a token; every response carries X-Request-ID, echoed when sent")
     func healthAndRequestID() async throws {
@@ -116,7 +116,7 @@ struct ServiceTests {
             let url = fixture.server.baseURL.appendingPathComponent("v1/projects/field/events")
             let lines = try await EventStreamReader.open(url: url, token: fixture.tokens["rita"]!)
             _ = try await fixture.push("alice", [SyncOperation(opId: newOpID(), collection: "notes", id: "n1", op: .create, data: ["title": "secret"])])
-            let event = try await lines.nextData(timeout: .seconds(10))
+            let event = try await lines.nextData()
             let notice = try CairnJSON.decode(ChangeNotice.self, from: Array(event.utf8))
             #expect(notice == ChangeNotice(collection: "notes", version: 1))
             #expect(!event.contains("secret"))

@@ -4,7 +4,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@Suite("Data rules on every route")
+@Suite("Data rules on every route", .timeLimit(.minutes(10)))
 struct DataRulesTests {
     @Test("each member pulls, filters and verifies exactly what the read rule allows; the admin sees everything")
     func readsFollowRules() async throws {
@@ -139,7 +139,7 @@ struct DataRulesTests {
                 // carl's job in the south: nothing for alice. Then one of hers: a notice naming only the collection.
                 _ = try await fixture.push("ada", [RulesFixture.job("j2", assignee: "carl", region: "south")])
                 _ = try await fixture.push("ada", [RulesFixture.job("j1", assignee: "alice", region: "north")])
-                let event = try await lines.nextData(timeout: .seconds(10))
+                let event = try await lines.nextData()
                 let notice = try CairnJSON.decode(ChangeNotice.self, from: Array(event.utf8))
                 #expect(notice == ChangeNotice(collection: "jobs", version: 2))
             }

@@ -7,7 +7,7 @@ import Testing
 
 /// The sync layer's rules over every storage backend: batches (versions, replays, atomic rollback) and versions
 /// handed out outside a batch.
-@Suite("Sync layer over every backend")
+@Suite("Sync layer over every backend", .timeLimit(.minutes(10)))
 struct SyncLayerTests {
     static let schema = Schema(collections: [StorageFixtures.notes])
     static let now = StorageFixtures.epoch
@@ -93,7 +93,7 @@ struct SyncLayerTests {
             let lines = try await EventStreamReader.open(url: url, token: fixture.tokens["rita"]!)
             let record = try await fixture.server.server.setFields(["photo": "f-1"], project: "field", collection: "notes", id: "n1", user: "alice")
             #expect(record.version == 2)
-            let notice = try CairnJSON.decode(ChangeNotice.self, from: Array(try await lines.nextData(timeout: .seconds(10)).utf8))
+            let notice = try CairnJSON.decode(ChangeNotice.self, from: Array(try await lines.nextData().utf8))
             #expect(notice == ChangeNotice(collection: "notes", version: 2))
             await lines.close()
             let delta = try await fixture.pullAll("rita", "notes", since: cursor).changes
