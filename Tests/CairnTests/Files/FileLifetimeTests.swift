@@ -64,46 +64,48 @@ struct FileLifetimeTests {
     @Test("an upload sending its bytes is cancelled by close(), which returns once it ended; it resumes on the next open")
     func uploadEndsAtClose() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let path = Fixture.temporaryStorePath()
-        let network = HoldingTransport()
-        let held = try await fixture.client("alice", store: .file(path), network: SwitchableTransport(inner: network))
-        let localID = try held.files.upload(from: try TestFiles.make(50_000), name: "held.bin")
-        #expect(try await Self.eventually { network.now.holding == 1 })
-        try await Self.closeAndCheckQuiet(held, network)
+        try await withCleanup({ await fixture.stop() }) {
+            let path = Fixture.temporaryStorePath()
+            let network = HoldingTransport()
+            let held = try await fixture.client("alice", store: .file(path), network: SwitchableTransport(inner: network))
+            let localID = try held.files.upload(from: try TestFiles.make(50_000), name: "held.bin")
+            #expect(try await Self.eventually { network.now.holding == 1 })
+            try await Self.closeAndCheckQuiet(held, network)
 
-        let reopened = try await fixture.client("alice", store: .file(path), network: nil)
-        #expect(try reopened.files.upload(localID)?.state == .queued)
-        try await reopened.sync()
-        await reopened.files.waitForUploads()
-        #expect(try reopened.files.upload(localID)?.state == .completed)
+            let reopened = try await fixture.client("alice", store: .file(path), network: nil)
+            #expect(try reopened.files.upload(localID)?.state == .queued)
+            try await reopened.sync()
+            await reopened.files.waitForUploads()
+            #expect(try reopened.files.upload(localID)?.state == .completed)
+        }
     }
 
     @Test("a download an app waits for, and the prefetch after a pull, are cancelled by close(); the waiting call throws")
     func downloadsEndAtClose() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let alice = try await fixture.client("alice")
-        try alice.create("notes", id: "p1", data: ["title": "photo"])
-        let local = try alice.files.upload(
-            from: try TestFiles.make(100_000), attachTo: FileAttachment(collection: "notes", id: "p1", field: "photo"))
-        try await alice.sync()
-        await alice.files.waitForUploads()
-        let id = try alice.files.serverID(local)
+        try await withCleanup({ await fixture.stop() }) {
+            let alice = try await fixture.client("alice")
+            try alice.create("notes", id: "p1", data: ["title": "photo"])
+            let local = try alice.files.upload(
+                from: try TestFiles.make(100_000), attachTo: FileAttachment(collection: "notes", id: "p1", field: "photo"))
+            try await alice.sync()
+            await alice.files.waitForUploads()
+            let id = try alice.files.serverID(local)
 
-        // A download the app waits for.
-        let network = HoldingTransport()
-        let held = try await fixture.client("bob", network: SwitchableTransport(inner: network))
-        let waiting = Task { try await held.files.data(for: id) }
-        #expect(try await Self.eventually { network.now.holding == 1 })
-        try await Self.closeAndCheckQuiet(held, network)
-        await #expect(throws: CairnError.self) { try await waiting.value }
+            // A download the app waits for.
+            let network = HoldingTransport()
+            let held = try await fixture.client("bob", network: SwitchableTransport(inner: network))
+            let waiting = Task { try await held.files.data(for: id) }
+            #expect(try await Self.eventually { network.now.holding == 1 })
+            try await Self.closeAndCheckQuiet(held, network)
+            await #expect(throws: CairnError.self) { try await waiting.value }
 
-        // The prefetch a pull starts in the background.
-        let prefetching = HoldingTransport()
-        let carol = try await fixture.client("bob", network: SwitchableTransport(inner: prefetching)) { $0.prefetchFiles = ["notes"] }
-        try await carol.sync()
-        #expect(try await Self.eventually { prefetching.now.holding == 1 })
-        try await Self.closeAndCheckQuiet(carol, prefetching)
+            // The prefetch a pull starts in the background.
+            let prefetching = HoldingTransport()
+            let carol = try await fixture.client("bob", network: SwitchableTransport(inner: prefetching)) { $0.prefetchFiles = ["notes"] }
+            try await carol.sync()
+            #expect(try await Self.eventually { prefetching.now.holding == 1 })
+            try await Self.closeAndCheckQuiet(carol, prefetching)
+        }
     }
 }

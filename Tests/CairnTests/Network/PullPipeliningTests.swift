@@ -48,33 +48,35 @@ struct PullPipeliningTests {
     @Test("the next page is asked for when a page's head arrives, before its body ended")
     func nextPageOnHead() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let operations = (0..<3000).map { index in
-            SyncOperation(opId: newOpID(), collection: "notes", id: "n-\(index)", op: .create,
-                          data: ["title": .string("Note \(index) \(UUID().uuidString) \(UUID().uuidString)"), "count": .integer(Int64(index))])
-        }
-        for chunk in stride(from: 0, to: operations.count, by: 1000) {
-            _ = try await fixture.push("alice", Array(operations[chunk..<min(chunk + 1000, operations.count)]))
-        }
-        // 2 Mbit/s: a page of 1000 such notes (about 60 KB compressed) takes a quarter second to arrive after its head.
-        let link = try await ShapedLink.start(upstreamPort: fixture.server.port, profile: try LinkProfile(parsing: "2mbit,20ms"))
-        defer { Task { await link.stop() } }
-        let timeline = PageTimeline()
-        var configuration = CairnConfiguration(
-            serverURL: link.baseURL, project: Fixture.project, device: "slow-link",
-            credentials: .password(user: "bob", password: TestServer.password), store: .inMemory)
-        configuration.pageSize = 1000
-        let reader = try await CairnClient.open(configuration, transport: timeline)
-        #expect(try await reader.pull(["notes"]).pulled == 3000)
+        try await withCleanup({ await fixture.stop() }) {
+            let operations = (0..<3000).map { index in
+                SyncOperation(opId: newOpID(), collection: "notes", id: "n-\(index)", op: .create,
+                              data: ["title": .string("Note \(index) \(UUID().uuidString) \(UUID().uuidString)"), "count": .integer(Int64(index))])
+            }
+            for chunk in stride(from: 0, to: operations.count, by: 1000) {
+                _ = try await fixture.push("alice", Array(operations[chunk..<min(chunk + 1000, operations.count)]))
+            }
+            // 2 Mbit/s: a page of 1000 such notes (about 60 KB compressed) takes a quarter second to arrive after its head.
+            let link = try await ShapedLink.start(upstreamPort: fixture.server.port, profile: try LinkProfile(parsing: "2mbit,20ms"))
+            try await withCleanup({ await link.stop() }) {
+                let timeline = PageTimeline()
+                var configuration = CairnConfiguration(
+                    serverURL: link.baseURL, project: Fixture.project, device: "slow-link",
+                    credentials: .password(user: "bob", password: TestServer.password), store: .inMemory)
+                configuration.pageSize = 1000
+                let reader = try await CairnClient.open(configuration, transport: timeline)
+                #expect(try await reader.pull(["notes"]).pulled == 3000)
 
-        let events = timeline.events
-        #expect(events.filter { if case .asked = $0 { true } else { false } }.count == 3)
-        for page in 1...2 {
-            let head = try #require(events.firstIndex(of: .head(page)))
-            let next = try #require(events.firstIndex(of: .asked(page + 1)))
-            let body = try #require(events.firstIndex(of: .body(page)))
-            #expect(head < next && next < body, "page \(page + 1) was asked for after page \(page)'s body: \(events)")
+                let events = timeline.events
+                #expect(events.filter { if case .asked = $0 { true } else { false } }.count == 3)
+                for page in 1...2 {
+                    let head = try #require(events.firstIndex(of: .head(page)))
+                    let next = try #require(events.firstIndex(of: .asked(page + 1)))
+                    let body = try #require(events.firstIndex(of: .body(page)))
+                    #expect(head < next && next < body, "page \(page + 1) was asked for after page \(page)'s body: \(events)")
+                }
+                #expect(link.bytesDown > 0 && link.connections >= 1)
+            }
         }
-        #expect(link.bytesDown > 0 && link.connections >= 1)
     }
 }

@@ -19,67 +19,70 @@ struct URLSessionTransportTests {
     @Test("a request the server accepts but never answers fails after the connect timeout with network_unavailable")
     func silentServer() async throws {
         let (fixture, proxy) = try await Self.silentServer()
-        defer { Task { await proxy.stop(); await fixture.stop() } }
-        let transport = URLSessionTransport(configuration: .ephemeral, connectTimeout: .milliseconds(400))
-        let start = ContinuousClock.now
-        let error = await #expect(throws: CairnError.self) {
-            _ = try await transport.send(TransportRequest(method: "GET", url: proxy.baseURL.appendingPathComponent("health")))
+        try await withCleanup({ await proxy.stop(); await fixture.stop() }) {
+            let transport = URLSessionTransport(configuration: .ephemeral, connectTimeout: .milliseconds(400))
+            let start = ContinuousClock.now
+            let error = await #expect(throws: CairnError.self) {
+                _ = try await transport.send(TransportRequest(method: "GET", url: proxy.baseURL.appendingPathComponent("health")))
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(error?.code == .networkUnavailable)
+            #expect(error?.isRetryable == true)
+            // Well under the 30 s request timeout, so the connect timeout is what ended it, even on a loaded machine.
+            #expect(elapsed >= .milliseconds(350) && elapsed < .seconds(20), "\(elapsed)")
         }
-        let elapsed = ContinuousClock.now - start
-        #expect(error?.code == .networkUnavailable)
-        #expect(error?.isRetryable == true)
-        // Well under the 30 s request timeout, so the connect timeout is what ended it, even on a loaded machine.
-        #expect(elapsed >= .milliseconds(350) && elapsed < .seconds(20), "\(elapsed)")
     }
 
     @Test("cancelling the caller's task cancels the request at once")
     func cancellation() async throws {
         let (fixture, proxy) = try await Self.silentServer()
-        defer { Task { await proxy.stop(); await fixture.stop() } }
-        let transport = URLSessionTransport(configuration: .ephemeral, connectTimeout: .seconds(60))
-        let request = Task { try await transport.send(TransportRequest(method: "GET", url: proxy.baseURL.appendingPathComponent("health"))) }
-        try await Task.sleep(for: .milliseconds(200))
-        let start = ContinuousClock.now
-        request.cancel()
-        let error = await #expect(throws: CairnError.self) { _ = try await request.value }
-        #expect(error?.code == .cancelled)
-        // Far sooner than the 60 s connect timeout: the cancellation ended it.
-        #expect(ContinuousClock.now - start < .seconds(20))
+        try await withCleanup({ await proxy.stop(); await fixture.stop() }) {
+            let transport = URLSessionTransport(configuration: .ephemeral, connectTimeout: .seconds(60))
+            let request = Task { try await transport.send(TransportRequest(method: "GET", url: proxy.baseURL.appendingPathComponent("health"))) }
+            try await Task.sleep(for: .milliseconds(200))
+            let start = ContinuousClock.now
+            request.cancel()
+            let error = await #expect(throws: CairnError.self) { _ = try await request.value }
+            #expect(error?.code == .cancelled)
+            // Far sooner than the 60 s connect timeout: the cancellation ended it.
+            #expect(ContinuousClock.now - start < .seconds(20))
+        }
     }
 
     @Test("an upload reports its progress as the bytes go, and a slice after an offset sends exactly its bytes")
     func uploadProgress() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let (source, hash) = try TestFiles.large(megabytes: 24)
-        defer { try? FileManager.default.removeItem(at: source) }
-        let alice = try await fixture.client("alice", network: SwitchableTransport(inner: URLSessionTransport()))
-        let updates = await alice.statusUpdates()
-        let seen = Task {
-            var sent: Set<Int64> = []
-            for await status in updates {
-                for transfer in status.fileTransfers.values where transfer.direction == .upload { sent.insert(transfer.bytes) }
-                if status.pendingFiles == 0, status.lastUpload != nil { break }
+        try await withCleanup({ await fixture.stop() }) {
+            let (source, hash) = try TestFiles.large(megabytes: 24)
+            defer { try? FileManager.default.removeItem(at: source) }
+            let alice = try await fixture.client("alice", network: SwitchableTransport(inner: URLSessionTransport()))
+            let updates = await alice.statusUpdates()
+            let seen = Task {
+                var sent: Set<Int64> = []
+                for await status in updates {
+                    for transfer in status.fileTransfers.values where transfer.direction == .upload { sent.insert(transfer.bytes) }
+                    if status.pendingFiles == 0, status.lastUpload != nil { break }
+                }
+                return sent
             }
-            return sent
-        }
-        let localID = try alice.files.upload(from: source, name: "survey.bin")
-        await alice.files.waitForUploads()
-        let job = try #require(try alice.files.upload(localID))
-        #expect(job.state == .completed, "\(String(describing: job.error))")
-        #expect(try await alice.files.metadata(try #require(job.serverID)).sha256 == hash)
-        seen.cancel()
-        let sent = await seen.value
-        #expect(sent.filter { $0 > 0 && $0 < 24 << 20 }.count >= 3, "progress while sending: \(sent.sorted())")
+            let localID = try alice.files.upload(from: source, name: "survey.bin")
+            await alice.files.waitForUploads()
+            let job = try #require(try alice.files.upload(localID))
+            #expect(job.state == .completed, "\(String(describing: job.error))")
+            #expect(try await alice.files.metadata(try #require(job.serverID)).sha256 == hash)
+            seen.cancel()
+            let sent = await seen.value
+            #expect(sent.filter { $0 > 0 && $0 < 24 << 20 }.count >= 3, "progress while sending: \(sent.sorted())")
 
-        // A slice that starts inside its file goes as a temporary copy of its bytes.
-        let body = try CairnJSON.encode(LoginRequest(username: "alice", password: TestServer.password))
-        let file = TestScratch.url("cairn-slice", suffix: ".bin")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try (Data("not json".utf8) + body + Data("tail".utf8)).write(to: file)
-        var login = TransportRequest(
-            method: "POST", url: fixture.server.baseURL.appendingPathComponent("v1/auth/login"), headers: [("Content-Type", "application/json")])
-        login.bodyFile = TransportFileSlice(url: file, offset: 8, length: Int64(body.count))
-        #expect(try await URLSessionTransport().send(login).status == 200)
+            // A slice that starts inside its file goes as a temporary copy of its bytes.
+            let body = try CairnJSON.encode(LoginRequest(username: "alice", password: TestServer.password))
+            let file = TestScratch.url("cairn-slice", suffix: ".bin")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try (Data("not json".utf8) + body + Data("tail".utf8)).write(to: file)
+            var login = TransportRequest(
+                method: "POST", url: fixture.server.baseURL.appendingPathComponent("v1/auth/login"), headers: [("Content-Type", "application/json")])
+            login.bodyFile = TransportFileSlice(url: file, offset: 8, length: Int64(body.count))
+            #expect(try await URLSessionTransport().send(login).status == 200)
+        }
     }
 }

@@ -78,37 +78,38 @@ struct SyncAttemptOrderTests {
     @Test("two clients of one store file (two processes): the older attempt fails last, the diagnostics still say up to date")
     func diagnosticsKeepTheNewerResult() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let path = Fixture.temporaryStorePath()
-        let clock = ManualWallClock()
-        let outage = OutageTransport()
-        let watcher = try await fixture.client("alice", store: .file(path), network: SwitchableTransport(inner: outage)) {
-            $0.wallClock = clock
-            $0.retry = RetryPolicy(initialDelay: .milliseconds(1), maximumDelay: .milliseconds(1), maximumAttempts: 1)
-        }
-        try watcher.save("notes", id: "n1", data: ["title": "written during the outage"])
+        try await withCleanup({ await fixture.stop() }) {
+            let path = Fixture.temporaryStorePath()
+            let clock = ManualWallClock()
+            let outage = OutageTransport()
+            let watcher = try await fixture.client("alice", store: .file(path), network: SwitchableTransport(inner: outage)) {
+                $0.wallClock = clock
+                $0.retry = RetryPolicy(initialDelay: .milliseconds(1), maximumDelay: .milliseconds(1), maximumAttempts: 1)
+            }
+            try watcher.save("notes", id: "n1", data: ["title": "written during the outage"])
 
-        outage.hold(true)
-        let older = Task { try await watcher.sync() }
-        for _ in 0..<500 where outage.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(outage.waiting == 1)
-        clock.advance(by: 2)
-        // Two syncs of one store overlap only when the first holder lost the sync lease while its attempt hung (a
-        // process suspended past the lease's expiry, whose lease another process took over): as here.
-        try await watcher.store.writer.write { db in try db.execute(sql: "DELETE FROM cairn_sync_lease") }
-        let other = try await fixture.client("alice", store: .file(path), network: nil) { $0.wallClock = clock }
-        try await other.sync()
-        clock.advance(by: 1)
-        outage.hold(false)
-        await #expect(throws: CairnError.self) { try await older.value }
+            outage.hold(true)
+            let older = Task { try await watcher.sync() }
+            for _ in 0..<500 where outage.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(outage.waiting == 1)
+            clock.advance(by: 2)
+            // Two syncs of one store overlap only when the first holder lost the sync lease while its attempt hung (a
+            // process suspended past the lease's expiry, whose lease another process took over): as here.
+            try await watcher.store.writer.write { db in try db.execute(sql: "DELETE FROM cairn_sync_lease") }
+            let other = try await fixture.client("alice", store: .file(path), network: nil) { $0.wallClock = clock }
+            try await other.sync()
+            clock.advance(by: 1)
+            outage.hold(false)
+            await #expect(throws: CairnError.self) { try await older.value }
 
-        let history = try other.history()
-        #expect(history.map(\.error).map { $0 == nil } == [true, false], "newest started first: \(history)")
-        for client in [other, watcher] {
-            let report = try await client.diagnostics()
-            #expect(report.verdict == .upToDate, "\(report.explanation)")
+            let history = try other.history()
+            #expect(history.map(\.error).map { $0 == nil } == [true, false], "newest started first: \(history)")
+            for client in [other, watcher] {
+                let report = try await client.diagnostics()
+                #expect(report.verdict == .upToDate, "\(report.explanation)")
+            }
+            #expect(await other.status().lastError == nil)
         }
-        #expect(await other.status().lastError == nil)
     }
 }
 
@@ -116,34 +117,35 @@ extension SyncAttemptOrderTests {
     @Test("a failure healed by a run cancelled after its pull committed (Ctrl-C of a watcher) is not the store's state")
     func cancelledHealKeepsTheStoreUpToDate() async throws {
         let fixture = try await Fixture.start()
-        defer { Task { await fixture.stop() } }
-        let clock = ManualWallClock()
-        let alice = try await fixture.client("alice", network: nil) {
-            $0.wallClock = clock
-            $0.retry = RetryPolicy(initialDelay: .milliseconds(1), maximumDelay: .milliseconds(1), maximumAttempts: 1)
-        }
-        try await alice.sync()
-        await fixture.server.embedded.stopListening()
-        clock.advance(by: 1)
-        await #expect(throws: CairnError.self) { try await alice.sync() }
-        #expect(try await alice.diagnostics().verdict == .retrying)
+        try await withCleanup({ await fixture.stop() }) {
+            let clock = ManualWallClock()
+            let alice = try await fixture.client("alice", network: nil) {
+                $0.wallClock = clock
+                $0.retry = RetryPolicy(initialDelay: .milliseconds(1), maximumDelay: .milliseconds(1), maximumAttempts: 1)
+            }
+            try await alice.sync()
+            await fixture.server.embedded.stopListening()
+            clock.advance(by: 1)
+            await #expect(throws: CairnError.self) { try await alice.sync() }
+            #expect(try await alice.diagnostics().verdict == .retrying)
 
-        // The server is back; a run pulls a new change and commits its page, then is cancelled on purpose.
-        try await fixture.server.embedded.startListening()
-        let bob = try await fixture.client("bob", network: nil)
-        try bob.save("notes", id: "from-bob", data: ["title": "written while alice was cut off"])
-        try await bob.sync()
-        clock.advance(by: 1)
-        try await alice.sync()
-        try await alice.store.writer.write { db in
-            try db.execute(sql: "UPDATE cairn_events SET error = 'cancelled: the sync was cancelled' WHERE id = (SELECT MAX(id) FROM cairn_events)")
-        }
-        #expect(try alice.history().first?.error?.hasPrefix("cancelled:") == true)
-        let report = try await alice.diagnostics()
-        #expect(report.verdict == .upToDate, "\(report.explanation)")
+            // The server is back; a run pulls a new change and commits its page, then is cancelled on purpose.
+            try await fixture.server.embedded.startListening()
+            let bob = try await fixture.client("bob", network: nil)
+            try bob.save("notes", id: "from-bob", data: ["title": "written while alice was cut off"])
+            try await bob.sync()
+            clock.advance(by: 1)
+            try await alice.sync()
+            try await alice.store.writer.write { db in
+                try db.execute(sql: "UPDATE cairn_events SET error = 'cancelled: the sync was cancelled' WHERE id = (SELECT MAX(id) FROM cairn_events)")
+            }
+            #expect(try alice.history().first?.error?.hasPrefix("cancelled:") == true)
+            let report = try await alice.diagnostics()
+            #expect(report.verdict == .upToDate, "\(report.explanation)")
 
-        // With a change still waiting, the older failure is still the store's state.
-        try alice.save("notes", id: "waiting", data: ["title": "not uploaded"])
-        #expect(try await alice.diagnostics().verdict == .retrying)
+            // With a change still waiting, the older failure is still the store's state.
+            try alice.save("notes", id: "waiting", data: ["title": "not uploaded"])
+            #expect(try await alice.diagnostics().verdict == .retrying)
+        }
     }
 }
