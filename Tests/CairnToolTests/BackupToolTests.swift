@@ -11,7 +11,9 @@ import Glibc
 
 /// `cairn admin backup` and `restore`: a data directory backed up while its server serves writers, brought back into
 /// a new one, and served again to the clients that synced before.
-@Suite("Backups of a serving data directory", .serialized, .enabled(if: Tool.binary != nil, "the cairn binary is not built next to the tests"))
+@Suite(
+    "Backups of a serving data directory", .serialized, .timeLimit(.minutes(10)),
+    .enabled(if: Tool.binary != nil, "the cairn binary is not built next to the tests"))
 struct BackupToolTests {
     /// What the writers had acknowledged by the server, shared between their tasks and the test.
     final class Acknowledged: Sendable {
@@ -84,13 +86,13 @@ struct BackupToolTests {
         }
 
         // A client syncs while the writers write, then they write more before the backup begins.
-        try await Self.waitFor { acknowledged.records.withLock { $0.count } >= 60 && acknowledged.files.withLock { $0.count } >= 2 }
+        try await Self.waitFor(acknowledged) { acknowledged.records.withLock { $0.count } >= 60 && acknowledged.files.withLock { $0.count } >= 2 }
         let reader = try await Self.client(url, device: "reader")
         _ = try await reader.sync()
         let readBefore = try reader.records(Query("notes")).count
         #expect(readBefore >= 60)
         let afterReader = acknowledged.records.withLock { $0.count }
-        try await Self.waitFor { acknowledged.records.withLock { $0.count } >= afterReader + 40 }
+        try await Self.waitFor(acknowledged) { acknowledged.records.withLock { $0.count } >= afterReader + 40 }
 
         let recordsBefore = acknowledged.records.withLock { $0 }
         let filesBefore = acknowledged.files.withLock { $0 }
@@ -99,7 +101,7 @@ struct BackupToolTests {
         #expect(made.stdout.contains("backed up \(data) to \(backup): database "), "\(made.stdout)")
         // The writers went on during the backup, and go on a little after it.
         let duringAndAfter = acknowledged.records.withLock { $0.count }
-        try await Self.waitFor { acknowledged.records.withLock { $0.count } >= duringAndAfter + 10 }
+        try await Self.waitFor(acknowledged) { acknowledged.records.withLock { $0.count } >= duringAndAfter + 10 }
         acknowledged.stop.store(true, ordering: .relaxed)
         for task in tasks { _ = await task.value }
         #expect(acknowledged.failure.withLock { $0 } == nil)
@@ -242,13 +244,12 @@ struct BackupToolTests {
         return try await CairnClient.open(configuration)
     }
 
-    /// Waits until `condition` holds (at most a minute).
-    static func waitFor(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw CancellationError() }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+    /// Waits until `condition` holds, with no wall-clock give-up (the suite's time limit is the safety net); a writer
+    /// that failed ends the wait, and the test, with its error.
+    static func waitFor(_ acknowledged: Acknowledged, _ condition: () -> Bool) async throws {
+        try await waitUntil { condition() || acknowledged.failure.withLock { $0 } != nil }
+        let failure = acknowledged.failure.withLock { $0 }
+        try #require(failure == nil, "a writer stopped: \(failure ?? "")")
     }
 }
 
