@@ -9,7 +9,7 @@ import Testing
 
 /// The results of sync attempts count in the order the attempts started: a failure that began during an outage and
 /// ended after a newer attempt succeeded never makes a healed store look as if it were still failing.
-@Suite("Sync results are ordered by when their attempt started")
+@Suite("Sync results are ordered by when their attempt started", .timeLimit(.minutes(5)))
 struct SyncAttemptOrderTests {
     static let outage = ErrorBody(code: .networkUnavailable, message: "The server could not be reached (connection refused)")
 
@@ -90,7 +90,7 @@ struct SyncAttemptOrderTests {
 
             outage.hold(true)
             let older = Task { try await watcher.sync() }
-            for _ in 0..<500 where outage.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            try await waitUntil { outage.waiting > 0 }
             #expect(outage.waiting == 1)
             clock.advance(by: 2)
             // Two syncs of one store overlap only when the first holder lost the sync lease while its attempt hung (a
