@@ -37,6 +37,7 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
     public static let all: [StorageTable] = [
         .users, .projects, .members, .tokens, .records, .collectionState, .operations, .clients, .files, .fileLimits,
         .signInRevocations, .readScopes, .recordHistory, .serverSecrets, .clientDiagnostics, .backups, .schemaVersions,
+        .serviceKeys, .webhooks, .actionCalls,
     ]
 
     /// Accounts and their password hashes.
@@ -105,6 +106,23 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
             .text("schema_json"), .real("created_at"), .text("migration_state"), .integer("migration_through", optional: true),
             .integer("migration_cursor"), .integer("migrated"),
         ])
+    /// Keys other systems sign in with (``StoredServiceKey``; only their hashes).
+    public static let serviceKeys = StorageTable(
+        "service_keys", key: [.text("project"), .text("name")],
+        [.text("role"), .text("key_hash"), .real("created_at"), .real("last_used_at", optional: true)])
+    /// Webhooks with their outbox cursor, delivery state and lease (``StoredWebhook``).
+    public static let webhooks = StorageTable(
+        "webhooks", key: [.text("project"), .text("name")],
+        [
+            .text("url"), .text("collections"), .text("secret"), .real("created_at"), .integer("cursor"), .integer("delivered"),
+            .integer("failures"), .real("failing_since", optional: true), .text("last_error", optional: true),
+            .real("last_attempt_at", optional: true), .real("last_success_at", optional: true),
+            .real("next_attempt_at", optional: true), .text("lease_owner", optional: true), .real("lease_until", optional: true),
+        ])
+    /// Answers of actions called through the server, by idempotency key (``StoredActionCall``).
+    public static let actionCalls = StorageTable(
+        "action_calls", key: [.text("project"), .text("idempotency_key")],
+        [.text("action"), .text("caller"), .integer("status"), .text("answer"), .real("completed_at")])
     /// Projects' own file limits.
     public static let fileLimits = StorageTable(
         "file_limits", key: [.text("project")],

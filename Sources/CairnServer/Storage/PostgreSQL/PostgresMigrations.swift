@@ -274,6 +274,52 @@ enum PostgresMigrations {
             SELECT name, 0, schema_json, created_at, 'none', 0, 0 FROM projects
             """,
         ]),
+        Migration(version: 12, name: "integrations", statements: [
+            """
+            CREATE TABLE service_keys (
+                project TEXT NOT NULL REFERENCES projects(name) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                role TEXT NOT NULL,
+                key_hash TEXT NOT NULL UNIQUE,
+                created_at DOUBLE PRECISION NOT NULL,
+                last_used_at DOUBLE PRECISION,
+                PRIMARY KEY (project, name)
+            )
+            """,
+            """
+            CREATE TABLE webhooks (
+                project TEXT NOT NULL REFERENCES projects(name) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                url TEXT NOT NULL,
+                collections TEXT NOT NULL,
+                secret TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                cursor BIGINT NOT NULL,
+                delivered BIGINT NOT NULL,
+                failures BIGINT NOT NULL,
+                failing_since DOUBLE PRECISION,
+                last_error TEXT,
+                last_attempt_at DOUBLE PRECISION,
+                last_success_at DOUBLE PRECISION,
+                next_attempt_at DOUBLE PRECISION,
+                lease_owner TEXT,
+                lease_until DOUBLE PRECISION,
+                PRIMARY KEY (project, name)
+            )
+            """,
+            """
+            CREATE TABLE action_calls (
+                project TEXT NOT NULL REFERENCES projects(name) ON DELETE CASCADE,
+                idempotency_key TEXT NOT NULL,
+                action TEXT NOT NULL,
+                caller TEXT NOT NULL,
+                status BIGINT NOT NULL,
+                answer TEXT NOT NULL,
+                completed_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (project, idempotency_key)
+            )
+            """,
+        ]),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions

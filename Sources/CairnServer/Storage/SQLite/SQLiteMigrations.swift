@@ -210,6 +210,53 @@ enum SQLiteMigrations {
                 DROP INDEX operations_age;
                 """)
         }
+        migrator.registerMigration("v9-integrations") { db in
+            try db.execute(sql: """
+                -- Keys other systems sign in with (`cairn_sk_...`): only a hash of each is kept.
+                CREATE TABLE service_keys (
+                    project TEXT NOT NULL REFERENCES projects(name) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    key_hash TEXT NOT NULL UNIQUE,
+                    created_at REAL NOT NULL,
+                    last_used_at REAL,
+                    PRIMARY KEY (project, name)
+                );
+                -- Webhooks and their outbox: a cursor into the project's feed, advanced only by a delivery the receiver
+                -- accepted, and the lease that lets one instance at a time deliver.
+                CREATE TABLE webhooks (
+                    project TEXT NOT NULL REFERENCES projects(name) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    collections TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    cursor INTEGER NOT NULL,
+                    delivered INTEGER NOT NULL,
+                    failures INTEGER NOT NULL,
+                    failing_since REAL,
+                    last_error TEXT,
+                    last_attempt_at REAL,
+                    last_success_at REAL,
+                    next_attempt_at REAL,
+                    lease_owner TEXT,
+                    lease_until REAL,
+                    PRIMARY KEY (project, name)
+                );
+                -- The answers of actions called through the server, by idempotency key: a key called again answers
+                -- the stored answer and does not call the backend twice.
+                CREATE TABLE action_calls (
+                    project TEXT NOT NULL REFERENCES projects(name) ON DELETE CASCADE,
+                    idempotency_key TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    caller TEXT NOT NULL,
+                    status INTEGER NOT NULL,
+                    answer TEXT NOT NULL,
+                    completed_at REAL NOT NULL,
+                    PRIMARY KEY (project, idempotency_key)
+                );
+                """)
+        }
         return migrator
     }
 }
