@@ -22,7 +22,7 @@ import ServiceLifecycle
 ///     .commit(try await transaction.headVersion())
 /// }
 /// ```
-public protocol ServerStorage: Service, FileCatalog {
+public protocol ServerStorage: Service, FileCatalog, IntegrationStorage {
     // MARK: Accounts
 
     /// Creates a user; `already_exists` if the name is taken.
