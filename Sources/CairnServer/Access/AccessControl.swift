@@ -39,10 +39,16 @@ struct AccessControl: Sendable {
         try await current(.account(user), in: project)
     }
 
-    /// The caller's role in `project` now: from the identity provider's roles claim when its JWT has one (for a
-    /// project that exists), else the members table; a server operator is `admin` of every existing project.
+    /// The caller's role in `project` now: a service key's stored role in its own project (none once revoked); from
+    /// the identity provider's roles claim when its JWT has one (for a project that exists), else the members table;
+    /// a server operator is `admin` of every existing project.
     /// `nil` for no member (and for a project that does not exist).
     func role(of identity: SignedInUser, in project: String) async throws -> Role? {
+        if let key = identity.serviceKey {
+            // Read again each time: a revoked key (or one replaced under the same name) has no role from then on.
+            guard key.project == project, let stored = try await storage.serviceKey(hash: key.keyHash) else { return nil }
+            return stored.role
+        }
         let member: Role?
         if let roles = identity.tokenRoles {
             member = try await storage.schema(project: project) != nil ? roles[project] : nil
@@ -55,15 +61,18 @@ struct AccessControl: Sendable {
     }
 
     /// Whether `identity` is a server operator. Operators sign in with Cairn's own tokens: an identity provider's
-    /// `sub` is another namespace, so a JWT never makes its bearer one.
+    /// `sub` is another namespace, so a JWT never makes its bearer one, nor does a service key.
     func isOperator(_ identity: SignedInUser) async throws -> Bool {
-        guard !identity.isIdentityProviderUser else { return false }
+        guard !identity.isIdentityProviderUser, identity.serviceKey == nil else { return false }
         return try await storage.isOperator(user: identity.user)
     }
 
     /// The projects `identity` belongs to, with its role in each: from the identity provider's roles claim when its
     /// JWT has one (projects that exist only), else the members table.
     func memberships(of identity: SignedInUser) async throws -> [ProjectMembership] {
+        if let key = identity.serviceKey {
+            return try await role(of: identity, in: key.project).map { [ProjectMembership(name: key.project, role: $0)] } ?? []
+        }
         guard let roles = identity.tokenRoles else { return try await storage.memberships(user: identity.user) }
         var projects: [ProjectMembership] = []
         for (project, role) in roles.sorted(by: { $0.key < $1.key }) where try await storage.schema(project: project) != nil {

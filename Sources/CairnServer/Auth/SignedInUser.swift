@@ -1,8 +1,8 @@
 import Foundation
 import CairnProtocol
 
-/// Who signed a request in, as ``AuthenticationMiddleware`` found it: with one of Cairn's access tokens, or with a
-/// JWT of the configured identity provider.
+/// Who signed a request in, as ``AuthenticationMiddleware`` found it: with one of Cairn's access tokens, with a
+/// JWT of the configured identity provider, or with a service key (another system).
 struct SignedInUser: Sendable {
     /// The user name: the token's user, or the JWT's `sub`.
     let user: String
@@ -16,6 +16,8 @@ struct SignedInUser: Sendable {
     let tokenRoles: [String: Role]?
     /// When the JWT was issued (`iat`); `nil` for Cairn's tokens and JWTs without it.
     let issuedAt: Date?
+    /// The service key that signed the request in, as stored when it did; `nil` for people.
+    var serviceKey: StoredServiceKey? = nil
 
     /// A user signed in with a Cairn access token.
     init(token: StoredToken) {
@@ -26,6 +28,12 @@ struct SignedInUser: Sendable {
     /// admin routes that look through a member's eyes (`view-as`, `explain`).
     static func account(_ user: String) -> SignedInUser {
         SignedInUser(user: user, family: nil, tokenClaims: nil, tokenRoles: nil)
+    }
+
+    /// Another system signed in with a service key: user `service:NAME`, a member of the key's project only.
+    init(serviceKey: StoredServiceKey) {
+        self.init(user: "service:" + serviceKey.name, family: nil, tokenClaims: nil, tokenRoles: nil)
+        self.serviceKey = serviceKey
     }
 
     /// Whether an identity provider's JWT signed the request in (its claims are at hand), not one of Cairn's tokens.

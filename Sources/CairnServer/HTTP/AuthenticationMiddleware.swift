@@ -2,8 +2,9 @@ import CairnProtocol
 import Hummingbird
 
 /// Requires `Authorization: Bearer <token>` on the routes of the group it is added to: a valid, unexpired,
-/// unrevoked Cairn access token (`cat_...`), or, when the server has an identity provider, a JWT it signed (a
-/// token with two dots, checked by ``JWTVerifier``), becomes the request's ``CairnRequestContext/identity``;
+/// unrevoked Cairn access token (`cat_...`), a stored service key (`cairn_sk_...`, ``ServiceKeySignIn``), or, when
+/// the server has an identity provider, a JWT it signed (a token with two dots, checked by ``JWTVerifier``),
+/// becomes the request's ``CairnRequestContext/identity``;
 /// anything else is `401 unauthorized` before the route runs.
 ///
 /// ```swift
@@ -14,6 +15,10 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let tokens: TokenService
     /// Checks identity provider tokens; `nil` when the server accepts Cairn's tokens only.
     let identityProvider: JWTVerifier?
+    /// Checks service keys.
+    var serviceKeys: ServiceKeySignIn {
+        ServiceKeySignIn(storage: tokens.storage, clock: tokens.clock)
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -21,8 +26,10 @@ struct AuthenticationMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// Who `token` signs in: Cairn's tokens start with `cat_`, an identity provider's JWT has two dots.
+    /// Who `token` signs in: Cairn's tokens start with `cat_`, service keys with `cairn_sk_`, an identity provider's
+    /// JWT has two dots.
     func signIn(_ token: String) async throws -> SignedInUser {
+        if token.hasPrefix(ServiceKeySignIn.prefix) { return try await serviceKeys.signIn(token) }
         guard !token.hasPrefix("cat_"), token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2 else {
             return SignedInUser(token: try await tokens.authenticate(accessToken: token))
         }

@@ -15,6 +15,8 @@ import Prometheus
 /// | `cairn_conflicts_total` | counter | |
 /// | `cairn_sse_connections` | gauge | |
 /// | `cairn_file_bytes_total` | counter | `direction` (in, out) |
+/// | `cairn_webhook_deliveries_total` | counter | `result` (delivered: changes accepted; failed: attempts) |
+/// | `cairn_webhooks_failing` | gauge | (webhooks failing for longer than ``WebhookSettings/failingAfter``) |
 /// | `cairn_storage_connections_in_use`, `cairn_storage_connections_max` | gauge | (PostgreSQL only) |
 ///
 /// Routes are the matched patterns (`/v1/projects/:project/batch`), never raw paths, so that labels stay few.
@@ -68,6 +70,23 @@ final class ServerMetrics: Sendable {
     /// File bytes received (`in`) or sent (`out`).
     func fileBytes(in count: Int64) { if count > 0 { bytesIn.increment(by: count) } }
     func fileBytes(out count: Int64) { if count > 0 { bytesOut.increment(by: count) } }
+
+    /// Changes a webhook's receiver accepted.
+    func webhookDelivered(_ count: Int) {
+        if count > 0 {
+            CoreMetrics.Counter(label: "cairn_webhook_deliveries_total", dimensions: [("result", "delivered")], factory: factory).increment(by: count)
+        }
+    }
+
+    /// A delivery attempt that failed.
+    func webhookFailed() {
+        CoreMetrics.Counter(label: "cairn_webhook_deliveries_total", dimensions: [("result", "failed")], factory: factory).increment()
+    }
+
+    /// How many webhooks are marked `failing` now.
+    func webhooksFailing(_ count: Int) {
+        CoreMetrics.Gauge(label: "cairn_webhooks_failing", factory: factory).record(count)
+    }
 
     /// The storage's pool, read at each scrape.
     func pool(_ usage: PoolUsage?) {

@@ -19,6 +19,8 @@ public struct ServerAdmin: Sendable {
     let evolution: SchemaEvolution
     /// The running server's live listeners, told of records a schema migration rewrites; `nil` with no server.
     let notifier: ChangeNotifier?
+    /// How the server delivers webhooks, for the status their summaries report (the defaults with no server).
+    var webhookSettings = WebhookSettings()
 
     /// An admin over `storage`. `bcryptCost` hashes new passwords (clamped to 4...31); `clock` stamps new projects.
     public init(storage: any ServerStorage, bcryptCost: UInt8 = 10, clock: any WallClock = SystemWallClock()) {

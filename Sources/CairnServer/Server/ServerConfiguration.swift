@@ -49,6 +49,9 @@ public struct ServerConfiguration: Sendable {
     /// default) accepts Cairn's tokens only.
     public var identityProvider: IdentityProviderConfiguration?
 
+    /// How webhooks deliver: timeouts, backoff, leases (``WebhookSettings``).
+    public var webhooks = WebhookSettings()
+
     /// gzip on the wire (the default): JSON answers are compressed for clients that send `Accept-Encoding: gzip`, and
     /// compressed JSON request bodies are read. `false` answers plain JSON and refuses compressed bodies with `415`.
     public var wireCompression = true

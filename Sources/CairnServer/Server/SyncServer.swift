@@ -78,7 +78,11 @@ public final class SyncServer: Sendable {
     var commits: RecordCommits { RecordCommits(storage: storage, notifier: notifier) }
 
     /// Direct management of this server's accounts, projects and schemas.
-    public var admin: ServerAdmin { ServerAdmin(storage: storage, bcryptCost: configuration.bcryptCost, clock: clock, evolution: evolution, notifier: notifier) }
+    public var admin: ServerAdmin {
+        var admin = ServerAdmin(storage: storage, bcryptCost: configuration.bcryptCost, clock: clock, evolution: evolution, notifier: notifier)
+        admin.webhookSettings = configuration.webhooks
+        return admin
+    }
 
     /// The router with every route group and middleware.
     func makeRouter() -> Router<CairnRequestContext> {
@@ -101,6 +105,8 @@ public final class SyncServer: Sendable {
             ClientRoutes(access: access, storage: storage, admin: admin, clock: clock),
             FileRoutes(access: access, files: files),
             MemberRoutes(access: access, admin: admin),
+            IntegrationRoutes(access: access, admin: admin),
+            ActionRoutes(access: access, actions: ActionService(storage: storage, access: access, clock: clock)),
         ]
         // Every project route needs a signed-in caller; each declares the role it needs (see ProjectRoutes).
         let authentication = AuthenticationMiddleware(tokens: tokens, identityProvider: identityProvider)
@@ -128,6 +134,9 @@ public final class SyncServer: Sendable {
         var services: [any Service] = []
         if runsStorage { services.append(storage) }
         services.append(MaintenanceService(server: self))
+        services.append(WebhookOutbox(
+            storage: storage, notifier: notifier, clock: clock, timers: timers, settings: configuration.webhooks, metrics: metrics,
+            logger: logger))
         if let channel = notifier.channel { services.append(NoticeRelay(channel: channel, notifier: notifier, logger: logger, timers: timers)) }
         return Application(
             router: makeRouter(),

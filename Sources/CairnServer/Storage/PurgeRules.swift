@@ -1,19 +1,23 @@
 /// Which tombstones and replaced states a purge deletes, written once for every backend (each runs the fragments in
 /// its own transaction, with its own placeholders): those older than the horizon, unless a client seen within twice
-/// the retention (``ServerStorage/holdersSeenSince(tombstonesBefore:now:)``) has not pulled past them yet, so a
-/// device away longer than the retention, but not twice as long, still pulls deltas.
+/// the retention (``ServerStorage/holdersSeenSince(tombstonesBefore:now:)``) has not pulled past them yet (so a
+/// device away longer than the retention, but not twice as long, still pulls deltas), or a webhook has not delivered.
 ///
 /// ```swift
 /// let holds = PurgeRules.holds(seenSince: "?")   // CREATE TEMP TABLE purge_holds AS <holds>
 /// let gone = PurgeRules.tombstones(before: "?", holds: "purge_holds", isDeleted: "deleted = 1")
 /// ```
 enum PurgeRules {
-    /// Per project, the lowest version a client seen since `seenSince` pulled to (columns `project, pulled`): what
-    /// lies above it stays. A client that never pulled to the end (at 0) holds nothing: it starts with a snapshot.
+    /// Per project, the lowest version a client seen since `seenSince` pulled to, or a webhook delivered through
+    /// (columns `project, pulled`): what lies above it stays. A client that never pulled to the end (at 0) holds
+    /// nothing: it starts with a snapshot. A webhook holds from its cursor however long it fails: it keeps its place
+    /// and delivers every deletion.
     static func holds(seenSince: String) -> String {
         """
-        SELECT project, min(last_pulled_version) AS pulled FROM clients
-        WHERE last_seen >= \(seenSince) AND last_pulled_version > 0 GROUP BY project
+        SELECT project, min(pulled) AS pulled FROM (
+            SELECT project, last_pulled_version AS pulled FROM clients WHERE last_seen >= \(seenSince) AND last_pulled_version > 0
+            UNION ALL SELECT project, cursor AS pulled FROM webhooks
+        ) AS holders GROUP BY project
         """
     }
 

@@ -22,7 +22,7 @@ import ServiceLifecycle
 ///     .commit(try await transaction.headVersion())
 /// }
 /// ```
-public protocol ServerStorage: Service, FileCatalog, IntegrationStorage {
+public protocol ServerStorage: Service, FileCatalog, IntegrationStorage, ActionCallStorage {
     // MARK: Accounts
 
     /// Creates a user; `already_exists` if the name is taken.
@@ -220,6 +220,13 @@ extension ServerStorage {
             project: project, collection: collection, since: 0, snapshotHigh: Int64.max, limit: 1,
             selection: FeedSelection(window: .condition("id", .eq, .string(id))))
         return rows.rows.first { $0.id == id && !$0.deleted }
+    }
+
+    /// The project's head version, read as the head of an empty range of its first collection's feed; 0 for a
+    /// schema with no collection.
+    func headVersion(project: String, schema: Schema) async throws -> Int64 {
+        guard let collection = schema.collections.first else { return 0 }
+        return try await feedRange(project: project, collection: collection, since: Int64.max - 1, snapshotHigh: nil, limit: 1, filter: nil).head
     }
 
     /// Whether a live record of `collection` matches `filter`.

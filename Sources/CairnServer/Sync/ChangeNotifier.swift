@@ -5,14 +5,15 @@ import Foundation
 /// to those of the other instances on the same storage. Notices carry no data; a client that falls behind only
 /// misses wake-ups, never changes, because it pulls anyway.
 actor ChangeNotifier {
-    private var listeners: [UUID: (project: String, continuation: AsyncStream<ChangeNotice>.Continuation)] = [:]
+    private var listeners: [UUID: (project: String?, continuation: AsyncStream<ChangeNotice>.Continuation)] = [:]
     /// The other instances, when there are any.
     nonisolated let channel: (any NoticeChannel)?
 
     init(channel: (any NoticeChannel)? = nil) { self.channel = channel }
 
-    /// A stream of the project's notices, ended when the caller stops iterating.
-    func subscribe(project: String) -> AsyncStream<ChangeNotice> {
+    /// A stream of the project's notices (every project's with `nil`, as the webhook outbox listens), ended when the
+    /// caller stops iterating.
+    func subscribe(project: String?) -> AsyncStream<ChangeNotice> {
         let id = UUID()
         let (stream, continuation) = AsyncStream<ChangeNotice>.makeStream(bufferingPolicy: .bufferingNewest(100))
         listeners[id] = (project, continuation)
@@ -34,7 +35,7 @@ actor ChangeNotifier {
     func deliver(project: String, changes: [String: Int64]) {
         guard !changes.isEmpty else { return }
         let notices = changes.sorted(by: { $0.value < $1.value }).map { ChangeNotice(collection: $0.key, version: $0.value) }
-        for listener in listeners.values where listener.project == project {
+        for listener in listeners.values where listener.project == nil || listener.project == project {
             for notice in notices { listener.continuation.yield(notice) }
         }
     }

@@ -21,14 +21,7 @@ struct NoticeFilter {
     init(access: AccessControl, caller: ProjectAccess) async throws {
         self.access = access
         self.caller = caller
-        let schema = try await access.schema(caller)
-        if let collection = schema.collections.first {
-            startHead = try await access.storage.feedRange(
-                project: caller.project, collection: collection, since: Int64.max - 1, snapshotHigh: nil, limit: 1, filter: nil
-            ).head
-        } else {
-            startHead = 0
-        }
+        startHead = try await access.storage.headVersion(project: caller.project, schema: try await access.schema(caller))
     }
 
     /// Whether the listener receives `notice`. A failure to check withholds the notice: the client still pulls on

@@ -45,11 +45,17 @@ struct AdminCommand: AsyncParsableCommand {
                 --client c-5e2a9c41-...
               cairn admin --data ./cairn-data remove-client --project field c-5e2a9c41-...
               cairn admin --data ./cairn-data backup --to /backups/cairn-2026-11-24
+              cairn admin --data ./cairn-data add-service-key erp --project field --role writer
+              cairn admin --data ./cairn-data add-webhook erp --project field \\
+                --url https://erp.example/cairn --secret-file erp.secret
             """,
         subcommands: [
             AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self, SchemaCommand.self, SetClaims.self, Claims.self, Explain.self, Limits.self,
             Migrate.self, GrantOperator.self, RevokeOperator.self, ListUsers.self, ListProjects.self, ListMembers.self, ListClients.self,
             RemoveMember.self, RevokeSignIns.self, RemoveClient.self, ClientDiagnosticsCommand.self, Backup.self, Restore.self,
+            AddServiceKey.self, ListServiceKeys.self, RevokeServiceKey.self, AddWebhook.self, ListWebhooks.self, WebhookStatus.self,
+            RemoveWebhook.self,
+            ActionSecretCommand.self,
         ])
 
     /// `--data` may come before the subcommand, as in `cairn admin --data DIR add-project NAME`.
