@@ -84,4 +84,7 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     public static let internalError: ErrorCode = "internal_error"
     /// The server is not available right now; retrying may help.
     public static let unavailable: ErrorCode = "unavailable"
+    /// An action's backend refused the call (`502`, `details.status` and `details.body`), or could not be reached
+    /// or answered no JSON in time (`details.retryable: true`: calling again with the same idempotency key is safe).
+    public static let actionFailed: ErrorCode = "action_failed"
 }

@@ -1,8 +1,15 @@
 import Foundation
 
 extension Schema {
-    /// Checks names, duplicates, index fields; throws `validation_failed` naming the problem.
+    /// Checks names, duplicates, index fields and actions; throws `validation_failed` naming the problem.
     public func validate() throws(ErrorBody) {
+        var actionNames = Set<String>()
+        for action in actions {
+            try action.validate()
+            guard actionNames.insert(action.name).inserted else {
+                throw .validation("action \"\(action.name)\" is listed twice", field: "actions")
+            }
+        }
         var seen = Set<String>()
         for collection in collections {
             guard Names.isValidCollectionName(collection.name) else {

@@ -121,24 +121,27 @@ public struct Schema: Codable, Sendable, Hashable {
     public var minimumSchemaVersion: Int?
     /// The steps from the previous schema to this one, for a breaking change (see ``SchemaMigration``).
     public var migrations: [SchemaMigration]
+    /// The backend calls devices may make through the server (`POST .../actions/NAME`); see ``ActionSchema``.
+    public var actions: [ActionSchema]
 
     /// Creates a schema; leave `version` empty when sending one with `PUT .../schema`, the server sets it, and
     /// `number`.
     public init(
         version: String = "", collections: [CollectionSchema], number: Int = 0, minimumSchemaVersion: Int? = nil,
-        migrations: [SchemaMigration] = []
+        migrations: [SchemaMigration] = [], actions: [ActionSchema] = []
     ) {
         self.version = version
         self.collections = collections
         self.number = number
         self.minimumSchemaVersion = minimumSchemaVersion
         self.migrations = migrations
+        self.actions = actions
     }
 
-    enum CodingKeys: String, CodingKey { case version, collections, number, minimumSchemaVersion, migrations }
+    enum CodingKeys: String, CodingKey { case version, collections, number, minimumSchemaVersion, migrations, actions }
 
-    /// Decodes a schema object; an absent `version` reads as `""`, absent `collections` and `migrations` as empty,
-    /// an absent `number` as 0.
+    /// Decodes a schema object; an absent `version` reads as `""`, absent `collections`, `migrations` and `actions`
+    /// as empty, an absent `number` as 0.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeIfPresent(String.self, forKey: .version) ?? ""
@@ -146,9 +149,11 @@ public struct Schema: Codable, Sendable, Hashable {
         number = try container.decodeIfPresent(Int.self, forKey: .number) ?? 0
         minimumSchemaVersion = try container.decodeIfPresent(Int.self, forKey: .minimumSchemaVersion)
         migrations = try container.decodeIfPresent([SchemaMigration].self, forKey: .migrations) ?? []
+        actions = try container.decodeIfPresent([ActionSchema].self, forKey: .actions) ?? []
     }
 
-    /// Encodes the schema; `number` when set, `minimumSchemaVersion` and `migrations` only when they hold something.
+    /// Encodes the schema; `number` when set, `minimumSchemaVersion`, `migrations` and `actions` only when they hold
+    /// something.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(version, forKey: .version)
@@ -156,10 +161,14 @@ public struct Schema: Codable, Sendable, Hashable {
         if number > 0 { try container.encode(number, forKey: .number) }
         try container.encodeIfPresent(minimumSchemaVersion, forKey: .minimumSchemaVersion)
         if !migrations.isEmpty { try container.encode(migrations, forKey: .migrations) }
+        if !actions.isEmpty { try container.encode(actions, forKey: .actions) }
     }
 
     /// The collection named `name`, if any.
     public func collection(named name: String) -> CollectionSchema? { collections.first { $0.name == name } }
+
+    /// The action named `name`, if declared.
+    public func action(named name: String) -> ActionSchema? { actions.first { $0.name == name } }
 
     /// The schema as canonical JSON text without its version: the input of the version digest.
     public var canonicalText: String {
@@ -179,6 +188,9 @@ public struct Schema: Codable, Sendable, Hashable {
             if let rules = collection.rules { members["rules"] = rules.jsonValue }
             return .object(members)
         }
-        return JSONValue.object(["collections": .array(collectionsValue)]).jsonText()
+        // A schema without actions keeps the text (and so the version) it had before actions existed.
+        var members: [String: JSONValue] = ["collections": .array(collectionsValue)]
+        if !actions.isEmpty { members["actions"] = .array(actions.sorted { $0.name < $1.name }.map(\.jsonValue)) }
+        return JSONValue.object(members).jsonText()
     }
 }

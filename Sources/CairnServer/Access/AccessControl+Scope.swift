@@ -16,16 +16,9 @@ extension AccessControl {
         return (schema, collection)
     }
 
-    /// The user data rules are evaluated for: the caller, its role and its claims (the identity provider's token's
-    /// own, else those an operator set for the member).
+    /// The user data rules are evaluated for: the caller, its role and its claims (``claims(of:)``).
     func subject(_ access: ProjectAccess) async throws -> RuleSubject {
-        let claims: [String: JSONValue]
-        if let tokenClaims = access.identity.tokenClaims {
-            claims = tokenClaims
-        } else {
-            claims = try await storage.claims(user: access.user, project: access.project) ?? [:]
-        }
-        return RuleSubject(user: access.user, role: access.role, claims: claims)
+        RuleSubject(user: access.user, role: access.role, claims: try await claims(of: access))
     }
 
     /// What the caller may read and write in `collection` (``RecordScope``).

@@ -91,6 +91,7 @@ extension APIError {
         case .cursorExpired: status = .gone
         case .upgradeRequired: status = .upgradeRequired
         case .badRequest: status = .badRequest
+        case .actionFailed: status = .badGateway
         case .unavailable:
             status = .serviceUnavailable
             headers[.retryAfter] = "5"
