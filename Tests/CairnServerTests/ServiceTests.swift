@@ -50,6 +50,9 @@ struct ServiceTests {
                 "/v1/projects/{project}/clients/{clientId}/diagnostics": ["put", "get"],
                 "/v1/auth/me": ["get"], "/v1/projects/{project}/collections/{collection}/view-as": ["get"],
                 "/console/": ["get"], "/console/{file}": ["get"], "/v1/projects/{project}/collections/{collection}/records/{id}/field-versions": ["get"],
+                "/v1/projects/{project}/actions/{action}": ["post"],
+                "/v1/projects/{project}/service-keys": ["get", "post"], "/v1/projects/{project}/service-keys/{name}": ["delete"],
+                "/v1/projects/{project}/webhooks": ["get", "post"], "/v1/projects/{project}/webhooks/{name}": ["delete"],
             ]
             #expect(Set(paths.keys) == Set(expected.keys))
             for (path, methods) in expected {

@@ -112,6 +112,15 @@ struct StorageCopyTests {
         try await F.commit([F.row("n4", 4, #"{"title":"first"}"#)], at: F.epoch + 20, in: storage)
         try await F.commit([F.row("n4", 5, #"{"title":"second"}"#)], at: F.epoch + 30, in: storage)
         try await storage.recordBackup(BackupSummary(createdAt: F.epoch + 40.25, path: "/backups/é", databaseBytes: 4096, fileCount: 1))
+        try await storage.createServiceKey(StoredServiceKey(project: "field", name: "erp", role: .writer, keyHash: "abc", createdAt: F.epoch + 41))
+        try await storage.noteServiceKeyUsed(hash: "abc", now: F.epoch + 42)
+        try await storage.createWebhook(StoredWebhook(
+            project: "field", name: "erp", url: "https://erp.example/hook", collections: ["notes"], secret: "0123456789abcdef", createdAt: F.epoch + 43))
+        #expect(try await storage.leaseWebhook(project: "field", name: "erp", owner: "one", until: F.epoch + 100, now: F.epoch + 44) != nil)
+        #expect(try await storage.recordAttempt(project: "field", name: "erp", owner: "one", .failed(error: "refused", at: F.epoch + 45, retryAt: F.epoch + 46)))
+        _ = try await storage.recordActionCall(StoredActionCall(
+            project: "field", idempotencyKey: "k-1", action: "closeJob", caller: "alice", status: 200, answer: #"{"ok":true}"#,
+            completedAt: F.epoch + 47))
         try await blobs.create(project: "field", id: "f-1")
         _ = try await blobs.write(
             project: "field", id: "f-1", at: 0, limit: 2500, from: ServerMigration.once(ByteBuffer(bytes: TestFiles.bytes(2500, seed: 1))))
