@@ -72,4 +72,16 @@ extension Fixture {
         schema.actions = actions
         return schema
     }
+
+    /// Runs `body` with a backend answering with `handler`, and the project's schema declaring two actions at it:
+    /// `closeJob` (writers and admins) and `lookUp` (every member).
+    public func withActionBackend<T>(_ handler: @escaping TestActionBackend.Handler, _ body: (TestActionBackend) async throws -> T) async throws -> T {
+        let secret = try await server.server.admin.actionSecret(project: Self.project)
+        return try await TestActionBackend.with(secret: secret, handler) { backend in
+            try await server.server.admin.setSchema(project: Self.project, Self.schema(actions: [
+                ActionSchema(name: "closeJob", url: backend.url), ActionSchema(name: "lookUp", url: backend.url, timeoutSeconds: 5, role: .reader),
+            ]))
+            return try await body(backend)
+        }
+    }
 }

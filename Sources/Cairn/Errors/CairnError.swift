@@ -111,6 +111,13 @@ extension CairnError {
     static func server(status: Int, body: Data) -> CairnError {
         let retryable = status >= 500 || status == 429 || status == 408
         if let envelope = try? CairnJSON.decode(ErrorEnvelope.self, from: body) {
+            if envelope.error.code == .actionFailed {
+                // An action's backend refused (final) or gave no usable answer: a later call with the same key may
+                // succeed, but not at once in place (the backend had its whole timeout).
+                return CairnError(
+                    .actionFailed, envelope.error.message, details: envelope.error.details, httpStatus: status,
+                    isRetryable: envelope.error.details?["retryable"] == true, retriesInPlace: false)
+            }
             return CairnError(envelope.error.code, envelope.error.message, details: envelope.error.details, httpStatus: status, isRetryable: retryable)
         }
         let code: ErrorCode = status >= 500 ? .unavailable : .badResponse

@@ -81,7 +81,8 @@ struct QueueTable: StoreTable {
     ///
     /// With `combining`, the change is folded into the record's newest queued change when
     /// ``QueueCombiner/mayCombine(queuedAttempts:queuedChangeSet:newChangeSet:)`` allows it (never attempted, the
-    /// same change set or none); otherwise it is appended after it, waiting for it (`waits_for`).
+    /// same change set or none) and no action call was queued since (``QueuedActionTable/barrier(_:)``); otherwise it
+    /// is appended after it, waiting for it (`waits_for`).
     /// - Parameters:
     ///   - base: the server version the record's local changes were made on (the shadow's base version).
     ///   - localData: the record's data once the change is applied locally (for combining two patches).
@@ -92,9 +93,11 @@ struct QueueTable: StoreTable {
         localData: [String: JSONValue] = [:], combining: Bool, changeSet: String? = nil, at date: Date
     ) throws -> QueueCombiner.Outcome {
         let newest = try newest(db, collection: collection, id: id)
-        // A change queued by an older app build keeps that build's shape: nothing is folded into it.
+        // A change queued by an older app build keeps that build's shape: nothing is folded into it. Nor is a change
+        // queued before an action call: the call's backend must see the record as it was when the call was made.
+        let barrier = combining && newest != nil ? try QueuedActionTable().barrier(db) : 0
         let combinable = combining ? newest.flatMap {
-            $0.schemaVersion == nil
+            $0.schemaVersion == nil && $0.sequence > barrier
                 && QueueCombiner.mayCombine(queuedAttempts: $0.attempts, queuedChangeSet: $0.changeSet, newChangeSet: changeSet) ? $0 : nil
         } : nil
         let outcome = QueueCombiner.combine(combinable.map { QueueCombiner.Change($0.kind, $0.data) }, change, localData: localData)
@@ -174,13 +177,14 @@ struct QueueTable: StoreTable {
     /// A batch is either changes on their own, oldest first, at most `limit` of them and at most `bytes` of encoded
     /// operations (a single larger change goes alone), or one change set, whole, whatever its size (the set was
     /// checked against the server's limits when it was written): a set is never split nor mixed with other changes,
-    /// and waits until all its changes are ready.
+    /// and waits until all its changes are ready. A change queued after an action call waits until the call has its
+    /// outcome (``QueuedActionTable/uploadBoundSQL``).
     func takeReady(_ db: Database, limit: Int, bytes: Int = .max, after: Int64) throws -> [PendingOperation] {
         var operations: [PendingOperation] = []
         do {
             // Read in place (a cursor, no copied rows); it ends before the attempts are written.
             let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectSQL + """
-                 WHERE q.seq > ? AND q.waits_for IS NULL
+                 WHERE q.seq > ? AND q.waits_for IS NULL AND q.seq <= \(QueuedActionTable.uploadBoundSQL)
                   AND q.seq = (SELECT min(seq) FROM cairn_queue WHERE collection = q.collection AND record_id = q.record_id)
                 ORDER BY q.seq LIMIT ?
                 """), arguments: [after, limit])

@@ -3,14 +3,16 @@ import Foundation
 import GRDB
 
 extension UploadQueue {
-    /// Whether a change or a file deletion waits for upload, in one read.
+    /// Whether a change, an action call or a file deletion waits for upload, in one read.
     func hasPendingUpload() throws -> Bool {
-        try store.writer.read { db in try store.queue.count(db) > 0 || store.fileDeletions.hasQueued(db) }
+        try store.writer.read { db in
+            try store.queue.count(db) > 0 || store.queuedActions.count(db) > 0 || store.fileDeletions.hasQueued(db)
+        }
     }
 
-    /// How many changes wait for upload, and how many uploads failed.
+    /// How many changes and action calls wait for upload, and how many uploads failed.
     func counts() throws -> (pending: Int, failed: Int) {
-        try store.writer.read { db in (try store.queue.count(db), try store.failed.count(db)) }
+        try store.writer.read { db in (try store.queue.count(db) + store.queuedActions.count(db), try store.failed.count(db)) }
     }
 
     /// Remembers the schema number the app build opens the store with; when it changed, the changes queued by the

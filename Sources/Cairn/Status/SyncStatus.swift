@@ -127,6 +127,8 @@ public struct SyncSummary: Sendable, Hashable {
     public var conflicts: Int = 0
     /// Operations the server rejected (now in the failed list).
     public var failed: Int = 0
+    /// Queued action calls sent and settled (answered or refused; see ``CairnClient/actionResults()``).
+    public var actions: Int = 0
 }
 
 /// What a sync run did: ``CairnClient/sync()`` pushes then pulls; ``CairnClient/push()`` and

@@ -32,6 +32,10 @@ enum LocalMigrations {
             try FailedTable.addChangeSetsV7(db)
         }
         migrator.registerMigration("v8-queue-schema-version", migrate: QueueTable.addSchemaVersion)
+        migrator.registerMigration("v9-actions") { db in
+            try QueuedActionTable.createV9(db)
+            try ActionResultTable.createV9(db)
+        }
         return migrator
     }
 }

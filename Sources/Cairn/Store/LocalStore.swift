@@ -12,8 +12,8 @@ import Synchronization
 /// Each capability owns its tables and their SQL in its own folder, and reaches the records through this store:
 /// the upload queue (``uploads``, `Queue/`), files (``files``, `Files/`), download states (``pullStates``, `Sync/`),
 /// the history of sync runs (``history``, `Diagnostics/`), local indexes (``indexes``, `Indexes/`), download queries
-/// (``DownloadQueryStore``) and JSON caches (``JSONCaches``). Whether a record has local changes is one rule,
-/// ``LocalChanges``.
+/// (``DownloadQueryStore``), JSON caches (``JSONCaches``) and action calls (``actions``, `Actions/`). Whether a record
+/// has local changes is one rule, ``LocalChanges``.
 ///
 /// ```swift
 /// let store = try LocalStore(writer: DatabaseQueue(), configuration: StoreConfiguration())
@@ -70,9 +70,16 @@ final class LocalStore: Sendable {
     let downloadQueries = DownloadQueryTable()
     /// Which process may sync the store now (``SyncLease``).
     let syncLease = SyncLeaseTable()
+    /// Action calls waiting for upload.
+    let queuedActions = QueuedActionTable()
+    /// The outcomes of sent action calls.
+    let actionResults = ActionResultTable()
 
     /// Cairn's own tables, each once; the collection tables of the current schema follow them in ``registry``.
-    var ownTables: [any StoreTable] { [metaTable, collectionStates, queue, failed, shadows, conflictLog, events, fileUploads, fileCache, localIndexes, jsonCaches, downloadQueries, syncLease, fileDeletions] }
+    var ownTables: [any StoreTable] {
+        [metaTable, collectionStates, queue, failed, shadows, conflictLog, events, fileUploads, fileCache, localIndexes, jsonCaches, downloadQueries,
+         syncLease, fileDeletions, queuedActions, actionResults]
+    }
 
     /// Every table the store holds: Cairn's own, then one per collection of the current schema. Wiping walks it.
     var registry: [any StoreTable] {
@@ -92,6 +99,8 @@ final class LocalStore: Sendable {
     var history: SyncHistory { SyncHistory(store: self) }
     /// The app's local indexes.
     var indexes: LocalIndexes { LocalIndexes(store: self) }
+    /// Action calls queued for upload and their outcomes.
+    var actions: LocalActions { LocalActions(store: self) }
 
     /// What is read once and kept: the schema with its tables' SQL, and the client id sent with every request.
     private struct Loaded {

@@ -5,7 +5,8 @@ extension SyncEngine {
     /// Uploads the queue in batches until nothing is ready. Each batch's operations were marked attempted before
     /// sending, so a retry after a lost response sends the very same operations with the same opIds. A batch holds
     /// at most ``CairnConfiguration/batchSize`` operations and ``CairnConfiguration/batchBytes`` bytes of them, or one
-    /// change set whole, sent as an atomic batch.
+    /// change set whole, sent as an atomic batch. An action call queued between writes goes when the writes before it
+    /// were answered, and the writes after it wait for its outcome (``pushNextAction(into:)``).
     func push(into summary: inout SyncSummary) async throws {
         let batchSize = min(max(configuration.batchSize, 1), BatchRequest.defaultMaximumOperations)
         let batchBytes = max(configuration.batchBytes, 1)
@@ -18,7 +19,11 @@ extension SyncEngine {
             for batch in try await takeBatches(2 - inFlight.count, size: batchSize, bytes: batchBytes, after: Self.newestSequence(inFlight.map(\.batch))) {
                 inFlight.append((batch, Task { try await self.uploadWithin(batch) }))
             }
-            guard !inFlight.isEmpty else { return }
+            if inFlight.isEmpty {
+                // Every write that may go now went: an action call queued after them goes next, then what it held back.
+                guard try await pushNextAction(into: &summary) else { return }
+                continue
+            }
             let (batch, upload) = inFlight.removeFirst()
             let results = try await upload.value
             for next in try await takeBatches(

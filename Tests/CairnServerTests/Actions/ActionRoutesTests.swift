@@ -8,20 +8,13 @@ import Testing
 /// backend receives (signed, with the caller), what comes back, and that a key calls the backend once.
 @Suite("Action routes", .timeLimit(.minutes(5)))
 struct ActionRoutesTests {
-    /// Runs `body` with the standard fixture, a backend answering with `handler`, and the schema's actions pointing
-    /// at it: `closeJob` (writers), `lookUp` (readers).
+    /// Runs `body` with the standard fixture and a backend answering with `handler` (``Fixture/withActionBackend(_:_:)``).
     static func withBackend(
         _ handler: @escaping TestActionBackend.Handler, _ body: (Fixture, TestActionBackend) async throws -> Void
     ) async throws {
         let fixture = try await Fixture.start()
         try await withCleanup({ await fixture.stop() }) {
-            let secret = try await fixture.server.server.admin.actionSecret(project: Fixture.project)
-            try await TestActionBackend.with(secret: secret, handler) { backend in
-                try await fixture.server.server.admin.setSchema(project: Fixture.project, Fixture.schema(actions: [
-                    ActionSchema(name: "closeJob", url: backend.url), ActionSchema(name: "lookUp", url: backend.url, timeoutSeconds: 5, role: .reader),
-                ]))
-                try await body(fixture, backend)
-            }
+            try await fixture.withActionBackend(handler) { backend in try await body(fixture, backend) }
         }
     }
 
