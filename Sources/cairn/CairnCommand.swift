@@ -15,7 +15,7 @@ struct CairnCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, AdminCommand.self, SyncCommand.self, PutCommand.self, DeleteCommand.self, QueryCommand.self, QueueCommand.self,
             FilesCommand.self, StatusCommand.self, DiagnosticsCommand.self, UnregisterCommand.self, StoreCommand.self, DemoCommand.self,
-            BenchCommand.self,
+            BenchCommand.self, CallCommand.self, ActionResultsCommand.self,
         ])
 }
 

@@ -10,7 +10,8 @@ struct QueueCommand: AsyncParsableCommand {
         commandName: "queue",
         abstract: "List a local store's pending or failed changes, and cancel, retry or discard them (offline).",
         discussion: """
-            Prints {"status":"ok","result":{"pending":[...]}} (or "failed" with --failed), oldest first. \
+            Prints {"status":"ok","result":{"pending":[...]}} (or "failed" with --failed), oldest first; queued action calls \
+            follow the changes, with "kind": "action" (they are sent after the changes queued before them). \
             --collection and --id (repeatable) select operations, --newest-first and --limit order and cut the list. With \
             --cancel (pending), --retry or --discard (failed), every selected operation is acted on in one transaction and the \
             count is printed.
@@ -53,11 +54,21 @@ struct QueueCommand: AsyncParsableCommand {
                  "failedAt": .string(RFC3339.string(from: operation.failedAt))]
             })]
         } else {
-            result = ["pending": .array(try client.pendingOperations(filter).map { operation in
+            var pending: [JSONValue] = try client.pendingOperations(filter).map { operation in
                 ["opId": .string(operation.opId), "collection": .string(operation.collection), "recordId": .string(operation.recordID),
                  "kind": .string(operation.kind.rawValue), "attempts": .integer(Int64(operation.attempts)),
                  "createdAt": .string(RFC3339.string(from: operation.createdAt))]
-            })]
+            }
+            // Queued action calls are listed too, unless the selection names records.
+            if collection == nil && ids.isEmpty {
+                let calls: [JSONValue] = try client.queuedActions().map { call in
+                    ["kind": "action", "action": .string(call.action), "key": .string(call.key), "attempts": .integer(Int64(call.attempts)),
+                     "createdAt": .string(RFC3339.string(from: call.createdAt))]
+                }
+                pending = newestFirst ? calls.reversed() + pending : pending + calls
+                if let limit { pending = Array(pending.prefix(max(0, limit))) }
+            }
+            result = ["pending": .array(pending)]
         }
         print(JSONValue.object(["status": "ok", "result": result]).jsonText())
     }
