@@ -10,6 +10,7 @@ import { renderData } from "./page-data.js";
 import { renderDevices } from "./page-devices.js";
 import { renderFiles } from "./page-files.js";
 import { renderActivity } from "./page-activity.js";
+import { renderIntegrations } from "./page-integrations.js";
 
 const pages = [
   ["schema", "Project", renderProject],
@@ -18,6 +19,7 @@ const pages = [
   ["devices", "Devices", renderDevices],
   ["files", "Files", renderFiles],
   ["activity", "Activity", renderActivity],
+  ["integrations", "Integrations", renderIntegrations],
 ];
 
 const main = document.getElementById("main");
