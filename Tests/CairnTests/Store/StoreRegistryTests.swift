@@ -66,6 +66,10 @@ struct StoreRegistryTests {
         _ = try store.apply(page, to: .query(name: "q", collection: "tasks", phase: .main(snapshot: false)))
         let holder = SyncLeaseTable.Holder(id: "1-2", pid: 1, host: "h", standing: false, expiresAt: Date())
         _ = try store.writer.write { db in try store.syncLease.take(db, holder, now: Date(), isRunning: { _ in false }) }
+        _ = try store.actions.enqueue(action: "closeJob", arguments: ["jobId": "j-1"])
+        try store.writer.write { db in
+            try store.actionResults.save(db, ActionResult(key: "k-0", action: "closeJob", arguments: .null, result: ["ok": true], error: nil, completedAt: Date()))
+        }
         let tables = try Self.tables(store)
         for table in tables { #expect(try test.count(table) > 0, "\(table) holds rows before the wipe") }
 
