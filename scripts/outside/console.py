@@ -6,21 +6,28 @@ rules read the user's name and claims), starts `cairn serve`, writes records (on
 a writer is refused; the project admin and the operator sign in; a filter narrows a collection; a record opens with
 its `explain`; "view as user" lists exactly what that user pulls over HTTP; a schema with an error shows the server's
 error; revoking a device's user makes that device's next sync answer 401; the XSS record shows as text and runs
-nothing. It saves a screenshot of each page at 1280x800 and at 768x1024 into $CAIRN_CONSOLE_SCREENSHOTS (default: a
+nothing. On the Integrations page, as the project admin: a service key is made (its text shown once, then listed
+without it; it signs requests in) and revoked (then refused); a webhook is added pointing at a receiver this script
+runs on 127.0.0.1, shows `ok`, receives a change written over HTTP signed `sha256=HMAC-SHA256(secret, body)`, its
+DELIVERED count goes up after a reload; the receiver answers 500 and the page shows `retrying`. It saves a screenshot of each page at 1280x800 and at 768x1024 into $CAIRN_CONSOLE_SCREENSHOTS (default: a
 temporary folder it removes).
 
 Needs Debian's `chromium` and `chromium-driver` and PyPI's `selenium` (.ci/run installs them).
 
 Usage: python3 scripts/outside/console.py [path/to/cairn]   (default: $CAIRN, else .build/debug/cairn)
 """
+import hashlib
+import hmac
 import json
 import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # This folder holds queue.py, which would shadow the standard library's queue that Selenium's urllib3 imports: this
 # folder goes to the end of the path, after the standard library.
@@ -28,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path = [entry for entry in sys.path if os.path.abspath(entry or ".") != HERE] + [HERE]
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, TimeoutException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.select import Select
@@ -55,6 +62,9 @@ JOBS = [("j1", "Fix the north gate", "ana", "north", 2), ("j2", "Paint the south
         ("j3", "Check bob's pump", "bob", "south", 3), ("j4", "Clear the north ditch", "carl", "north", 1),
         ("j5", "Inspect the east barn", "rita", "east", 2), ("j6", XSS, "carl", "north", 5)]
 SIZES = [(1280, 800), (768, 1024)]
+WEBHOOK_SECRET = "an outside webhook secret, 32+ bytes"
+WEBHOOK_COLUMNS = ["name", "url", "collections", "status", "delivered", "behind", "failures", "last error",
+                   "next attempt", "actions"]
 
 
 def request(base, method, path, bearer=None, body=None, headers=None):
@@ -90,6 +100,64 @@ def pull_ids(base, token, collection="jobs"):
         if not page["hasMore"]:
             return ids
     raise SystemExit("FAILED: the feed still had more after 100 pages")
+
+
+class Receiver:
+    """A webhook's receiver on 127.0.0.1 in a thread: records each POST (its headers, lowercased, and body bytes)
+    and answers `status` (200 until a check changes it)."""
+
+    def __init__(self):
+        self.status = 200
+        self.posts = []
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                    body = b""
+                    while True:
+                        size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                        if size == 0:
+                            self.rfile.readline()
+                            break
+                        body += self.rfile.read(size)
+                        self.rfile.readline()
+                else:
+                    body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with receiver.lock:
+                    receiver.posts.append(({name.lower(): value for name, value in self.headers.items()}, body))
+                    status = receiver.status
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/cairn" % self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def received(self):
+        with self.lock:
+            return list(self.posts)
+
+    def wait_for(self, count, timeout=30):
+        """The POSTs once there are at least `count`; stops the run after `timeout` seconds without them."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            posts = self.received()
+            if len(posts) >= count:
+                return posts
+            time.sleep(0.2)
+        raise SystemExit("FAILED: the webhook receiver got %d POSTs in %ds, not %d" % (len(self.received()), timeout, count))
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
 
 
 class Console:
@@ -167,6 +235,29 @@ class Console:
         self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         print("ok: screenshots of %s" % name)
 
+    def webhook(self, name):
+        """The row of webhook `name` on the integrations page, by column (see WEBHOOK_COLUMNS), or None."""
+        try:
+            for row in self.driver.find_elements(By.CSS_SELECTOR, "#webhooks tbody tr"):
+                cells = [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+                if cells and cells[0] == name:
+                    return dict(zip(WEBHOOK_COLUMNS, cells))
+        except StaleElementReferenceException:
+            pass
+        return None
+
+    def webhook_until(self, name, condition, reload, what, timeout=30):
+        """Reloads the webhooks (`reload()`) until webhook `name`'s row meets `condition`; returns that row."""
+        deadline, row = time.time() + timeout, None
+        while time.time() < deadline:
+            reload()
+            self.no_loading()
+            row = self.webhook(name)
+            if row and condition(row):
+                return row
+            time.sleep(1)
+        raise SystemExit("FAILED: the webhook %s never showed %s; its row: %r" % (name, what, row))
+
     def quit(self):
         self.driver.quit()
 
@@ -177,7 +268,7 @@ def main():
     work = tempfile.mkdtemp(prefix="cairn-console-")
     shots = os.environ.get("CAIRN_CONSOLE_SCREENSHOTS") or os.path.join(work, "screens")
     os.makedirs(shots, exist_ok=True)
-    process, console = None, None
+    process, console, receiver = None, None, None
     try:
         data = os.path.join(work, "data")
 
@@ -353,13 +444,117 @@ def main():
         status, answer = request(base, "GET", PROJECT + "/collections/jobs/changes", tokens["bob"], headers=device)
         check(status == 401, "bob's tablet's next sync is refused (401) after the console revoked bob", 401, status)
         console.no_alert()
+
+        print("== integrations: service keys")
+        console.sign_out()
+        console.sign_in("boss")
+        console.go("#/p/field/integrations")
+        console.text_in("#service-keys", "No service keys yet")
+        console.text_in("#webhooks", "No webhooks yet")
+        check(True, "boss (project admin) opens Integrations: no service keys, no webhooks")
+        console.find("#add-service-key input[name=name]").send_keys("erp")
+        Select(console.find("#add-service-key select[name=role]")).select_by_value("writer")
+        console.find("#add-service-key button[type=submit]").click()
+        console.text_in("#service-keys-status", "done")
+        console.text_in("#new-key", "not shown again")
+        key = console.find("#new-key-text").text
+        check(key.startswith("cairn_sk_") and len(key) == len("cairn_sk_") + 43,
+              "making the service key erp shows its key once, in a box saying it is not shown again",
+              "cairn_sk_ and 43 characters", key)
+        console.text_in("#service-keys", "erp")
+        listed = console.find("#service-keys").text
+        check("writer" in listed and "never" in listed and key not in listed,
+              "the list shows erp as writer, never used, without the key", "erp, writer, never, no key", listed)
+        status, _ = call(base, "GET", PROJECT + "/schema", key)
+        check(status == 200, "the key signs a request in", 200, status)
+        console.show("#new-key")
+        console.screenshot("integrations-key")
+        console.find("#add-service-key input[name=name]").send_keys("erp")
+        console.find("#add-service-key button[type=submit]").click()
+        console.text_in("#service-keys-status", "already_exists")
+        check(True, "making erp again shows the server's already_exists")
+        console.driver.refresh()
+        console.no_loading()
+        console.text_in("#service-keys", "erp")
+        shown = console.driver.page_source
+        check(key not in shown and not console.driver.find_elements(By.CSS_SELECTOR, "#new-key-text"),
+              "after a reload, erp is listed and its key is nowhere on the page", "no key", "the key" if key in shown else "")
+        console.find("#service-keys button[data-name=erp]").click()
+        console.accept_confirm()
+        console.text_in("#service-keys-status", "done")
+        console.text_in("#service-keys", "No service keys yet")
+        status, _ = call(base, "GET", PROJECT + "/schema", key)
+        check(status == 401, "revoking erp in the console: the key is refused (401)", 401, status)
+
+        print("== integrations: webhooks")
+        receiver = Receiver()
+        form = console.find("#add-webhook")
+        form.find_element(By.CSS_SELECTOR, "input[name=name]").send_keys("erp_hook")
+        form.find_element(By.CSS_SELECTOR, "input[name=url]").send_keys(receiver.url)
+        form.find_element(By.CSS_SELECTOR, "input[name=secret]").send_keys("too short")
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        console.text_in("#webhooks-status", "at least 16 bytes")
+        check(True, "a secret under 16 bytes is refused before it is sent")
+        secret_input = form.find_element(By.CSS_SELECTOR, "input[name=secret]")
+        secret_input.clear()
+        secret_input.send_keys(WEBHOOK_SECRET)
+        console.find("#webhook-collection-jobs").click()
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        console.text_in("#webhooks-status", "done")
+        console.text_in("#webhooks", "erp_hook")
+        row = console.webhook("erp_hook")
+        check(row and row["url"] == receiver.url and row["collections"] == "jobs" and row["status"].startswith("ok")
+              and row["delivered"] == "0", "the webhook erp_hook is listed: its URL, jobs only, status ok, 0 delivered",
+              "ok, jobs, 0", row)
+        status, answer = call(base, "POST", PROJECT + "/batch", tokens["boss"], {"operations": [
+            {"opId": "console-hook-1", "collection": "jobs", "id": "j7", "op": "create",
+             "data": {"title": "Delivered to the ERP", "assignee": "ana", "region": "west", "priority": 1}}]})
+        check(status == 200 and answer["results"][0]["status"] == "applied", "boss writes j7 over HTTP", 200, answer)
+        headers, body = receiver.wait_for(1)[0]
+        expected = "sha256=" + hmac.new(WEBHOOK_SECRET.encode(), body, hashlib.sha256).hexdigest()
+        check(headers.get("cairn-signature") == expected,
+              "the receiver gets a POST whose Cairn-Signature is sha256=HMAC-SHA256(secret, body)",
+              expected, headers.get("cairn-signature"))
+        delivered = json.loads(body)
+        check(delivered["project"] == "field" and delivered["webhook"] == "erp_hook"
+              and [(d["collection"], d["id"], d["op"]) for d in delivered["deliveries"]] == [("jobs", "j7", "upsert")],
+              "it carries j7's change (%s)" % headers.get("cairn-delivery"), "jobs/j7 upsert", delivered)
+        row = console.webhook_until("erp_hook", lambda r: int(r["delivered"]) >= 1, console.driver.refresh,
+                                    "a DELIVERED count of 1 or more after a reload")
+        check(row["status"].startswith("ok") and row["behind"] == "0",
+              "after a reload the page shows erp_hook delivered %s, 0 behind, ok" % row["delivered"], "ok, 0 behind", row)
+
+        receiver.status = 500
+        count = len(receiver.received())
+        status, answer = call(base, "POST", PROJECT + "/batch", tokens["boss"], {"operations": [
+            {"opId": "console-hook-2", "collection": "jobs", "id": "j8", "op": "create",
+             "data": {"title": "Refused by the ERP", "assignee": "ana", "region": "west", "priority": 1}}]})
+        check(status == 200, "boss writes j8 while the receiver answers 500", 200, answer)
+        receiver.wait_for(count + 1)
+        refresh = lambda: console.find("#integrations-refresh").click()
+        row = console.webhook_until("erp_hook", lambda r: r["status"].startswith("retrying"), refresh, "retrying")
+        check(int(row["failures"]) >= 1 and "500" in row["last error"] and row["next attempt"] != "—",
+              "the page shows erp_hook retrying, %s failure(s), its last error and next attempt" % row["failures"],
+              "failures, a 500, a next attempt", row)
+        console.show("#webhooks")
+        console.screenshot("integrations")
+        console.find("#webhooks button[data-name=erp_hook]").click()
+        console.accept_confirm()
+        console.text_in("#webhooks-status", "done")
+        console.text_in("#webhooks", "No webhooks yet")
+        check(True, "removing erp_hook in the console leaves no webhook")
+        console.no_alert()
         print("ok: the console checks passed; screenshots in " + shots)
     finally:
         try:
             if console:
                 console.quit()
         finally:
-            stop(process)
+            try:
+                stop(process)
+            finally:
+                if receiver:
+                    receiver.stop()
         shutil.rmtree(work, ignore_errors=True)
 
 

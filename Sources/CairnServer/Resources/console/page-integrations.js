@@ -91,11 +91,11 @@ export function renderIntegrations(container, project) {
         ["URL", (w) => el("code", {}, w.url)],
         ["Collections", (w) => (w.collections?.length ? w.collections.join(", ") : "all")],
         ["Status", (w) => [badge(w.status, statusKinds[w.status] ?? ""),
-          w.failingSince ? el("div", { class: "muted nowrap" }, `since ${when(w.failingSince)}`) : null]],
+          w.failingSince ? el("div", { class: "muted" }, `since ${when(w.failingSince)}`) : null]],
         ["Delivered", (w) => el("span", { title: w.lastSuccessAt ? `last accepted ${when(w.lastSuccessAt)}` : "none accepted yet" }, String(w.delivered))],
         ["Behind", (w) => String(w.behind)],
         ["Failures", (w) => String(w.failures)],
-        ["Last error", (w) => w.lastError ?? "—"],
+        ["Last error", (w) => el("span", { class: "cell-text" }, w.lastError ?? "—")],
         ["Next attempt", (w) => when(w.nextAttemptAt)],
         ["Actions", (w) => el("div", { class: "row-actions" },
           el("button", { type: "button", class: "danger", "data-name": w.name, onclick: () => confirm(`Remove the webhook ${w.name}? No delivery starts after it.`)
