@@ -18,6 +18,7 @@ extension SyncEngine {
             try await store.offPool { try $0.actions.complete(call, result: nil, error: failure) }
         }
         summary.actions += 1
+        await noteUploadProgress(1)
         await status.update { $0.pendingUploads = max(0, $0.pendingUploads - 1) }
         return true
     }

@@ -45,8 +45,10 @@ extension CairnClient {
         try await close()
     }
 
-    /// Drops every queued and failed change (each record shows its server state again) and every file upload.
+    /// Drops every queued and failed change (each record shows its server state again), every queued action call and
+    /// every file upload.
     private func discardUnsent() async throws {
+        for call in try queuedActions() { try cancelQueuedAction(key: call.key) }
         var ids: [String: Set<String>] = [:]
         for operation in try pendingOperations() { ids[operation.collection, default: []].insert(operation.recordID) }
         for operation in try failedOperations() { ids[operation.collection, default: []].insert(operation.recordID) }
