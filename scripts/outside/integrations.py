@@ -1,0 +1,532 @@
+"""Other systems' ways in and out, checked from outside: service keys and webhooks through `cairn admin`, a Python
+receiver that checks every delivery's signature, writers pushing over HTTP, and the servers killed and restarted.
+
+Python's standard library only. Part one runs one `cairn serve` on a data directory: a service key writes and is
+revoked; a webhook's receiver answers 500 for a while, then hangs past the timeout, while the server is SIGKILLed and
+started again in the middle of deliveries. Part two (when the machine has PostgreSQL's binaries) runs two
+`cairn serve --postgres` instances on a throwaway cluster, with writers on both, one instance SIGKILLed and the
+database restarted. Each part ends when the receiver holds every change of the feed: for every record, the last
+delivery the receiver accepted carries the feed's version and data; changes came in feed order (a repeat is a whole
+delivery again, never a change out of order); and, on PostgreSQL, no two deliveries were in flight at once.
+
+Usage: python3 scripts/outside/integrations.py [path/to/cairn]   (default: $CAIRN, else .build/debug/cairn)
+"""
+import glob
+import hashlib
+import hmac
+import http.server
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+from live_server import call, check, free_port, serve, stop
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
+PASSWORD = "an outside password"
+SECRET = "outside-webhook-secret-" + uuid.uuid4().hex
+SCHEMA = {"collections": [{"name": "jobs", "fields": [{"name": "title", "type": "string"}, {"name": "n", "type": "integer"},
+                                                      {"name": "status", "type": "string"}]},
+                          {"name": "notes", "fields": [{"name": "title", "type": "string"}]}]}
+
+
+class Receiver:
+    """A webhook receiver on a free port: checks each POST's signature and shape, records what it accepted, and
+    answers as the check tells it (`ok`, `fail` with 500, `hang` past the server's timeout)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.mode = "ok"
+        self.posts = []          # every accepted delivery body, in arrival order
+        self.refused = 0
+        self.problems = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with receiver.lock:
+                    receiver.in_flight += 1
+                    receiver.most_in_flight = max(receiver.most_in_flight, receiver.in_flight)
+                    mode = receiver.mode
+                try:
+                    if mode == "hang":
+                        time.sleep(13)   # past the server's 10 s timeout: not accepted
+                        return self.answer(200, b"too late")
+                    if mode == "fail":
+                        with receiver.lock:
+                            receiver.refused += 1
+                        return self.answer(500, b'{"error": "maintenance"}')
+                    expected = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+                    if not hmac.compare_digest(self.headers.get("Cairn-Signature", ""), expected):
+                        with receiver.lock:
+                            receiver.problems.append("a bad signature")
+                        return self.answer(401, b"bad signature")
+                    document = json.loads(body)
+                    if not self.headers.get("Cairn-Delivery") or not 1 <= len(document["deliveries"]) <= 100:
+                        with receiver.lock:
+                            receiver.problems.append("a bad delivery: %s" % self.headers.get("Cairn-Delivery"))
+                    with receiver.lock:
+                        receiver.posts.append(document)
+                    self.answer(200, b'{"ok": true}')
+                finally:
+                    with receiver.lock:
+                        receiver.in_flight -= 1
+
+            def answer(self, status, body):
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass   # the server gave up on a hanging delivery, as it should
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = "http://127.0.0.1:%d/cairn" % self.server.server_address[1]
+
+    def set_mode(self, mode):
+        with self.lock:
+            self.mode = mode
+
+    def deliveries(self):
+        with self.lock:
+            return [delivery for post in self.posts for delivery in post["deliveries"]]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Backend:
+    """An action's backend on a free port: checks each call's signature with the project's action secret, closes the
+    job it names by writing back through a service key (only once per idempotency key), and answers what it did."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.secret = None
+        self.base = None
+        self.key = None
+        self.calls = []          # (idempotencyKey, body) of every signed call
+        self.problems = []
+        backend = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                expected = "sha256=" + hmac.new(backend.secret.encode(), body, hashlib.sha256).hexdigest()
+                if not hmac.compare_digest(self.headers.get("Cairn-Signature", ""), expected):
+                    with backend.lock:
+                        backend.problems.append("a bad signature")
+                    return self.answer(401, {"message": "bad signature"})
+                call_body = json.loads(body)
+                job = (call_body.get("arguments") or {}).get("job")
+                with backend.lock:
+                    backend.calls.append((call_body["idempotencyKey"], call_body))
+                # The job must be on the server already: the device's save was sent before its call.
+                status, page = call(backend.base, "GET", "/v1/projects/field/collections/jobs/changes", bearer=backend.key,
+                                    query={"limit": "10000"})
+                if status != 200 or not any(change["id"] == job for change in page["changes"]):
+                    return self.answer(409, {"message": "no job %s on the server" % job})
+                status, _ = call(backend.base, "POST", "/v1/projects/field/batch", bearer=backend.key, body={"operations": [
+                    {"opId": "close-" + call_body["idempotencyKey"], "collection": "jobs", "id": job, "op": "patch",
+                     "data": {"status": "closed"}}]})
+                self.answer(200 if status == 200 else 503,
+                            {"closed": job, "by": call_body["caller"]["user"], "role": call_body["caller"]["role"]})
+
+            def answer(self, status, value):
+                raw = json.dumps(value).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = "http://127.0.0.1:%d/close" % self.server.server_address[1]
+
+    def calls_with(self, key):
+        with self.lock:
+            return [body for called, body in self.calls if called == key]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Writers:
+    """Threads pushing batches of job changes over HTTP to the given servers, round robin, until stopped; a server
+    that is down (killed, restarting) costs a retry, never a lost write: each batch is retried with its opIds until
+    one server answers it."""
+
+    def __init__(self, bases, token, prefix):
+        self.bases, self.token, self.prefix = bases, token, prefix
+        self.stopping = threading.Event()
+        self.batches = 0
+        self.errors = []
+        self.threads = [threading.Thread(target=self.run, args=(index,), daemon=True) for index in range(2)]
+        for thread in self.threads:
+            thread.start()
+
+    def run(self, index):
+        number = 0
+        while not self.stopping.is_set():
+            operations = []
+            for slot in range(20):
+                # The first 160 changes of a thread make its records, the later ones rewrite them.
+                position = number * 20 + slot
+                record = "%s-%d-%d" % (self.prefix, index, position % 160)
+                operations.append({"opId": str(uuid.uuid4()), "collection": "jobs", "id": record,
+                                   "op": "create" if position < 160 else "update", "data": {"title": "job %s" % record, "n": number}})
+            operations.append({"opId": str(uuid.uuid4()), "collection": "notes", "id": "note-%d-%d" % (index, number), "op": "create",
+                               "data": {"title": "not delivered"}})
+            body = {"atomic": False, "operations": operations}
+            attempt = 0
+            while not self.stopping.is_set():
+                base = self.bases[(number + attempt) % len(self.bases)]
+                attempt += 1
+                try:
+                    status, answer = call(base, "POST", "/v1/projects/field/batch", bearer=self.token, body=body)
+                except OSError:
+                    status, answer = 0, None
+                if status == 200:
+                    refused = [result for result in answer["results"] if result["status"] not in ("applied", "unchanged")]
+                    if refused:
+                        self.errors.append("refused: %s" % refused[0])
+                        return
+                    break
+                if status not in (0, 502, 503):
+                    self.errors.append("%d %s" % (status, answer))
+                    return
+                time.sleep(0.2)
+            number += 1
+            self.batches += 1
+
+    def stop(self):
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(timeout=60)
+
+
+def feed(base, token):
+    """The jobs feed read to its end: the latest state of every record, by id."""
+    records, cursor = {}, None
+    while True:
+        query = {"limit": "1000"}
+        if cursor:
+            query["since"] = cursor
+        status, page = call(base, "GET", "/v1/projects/field/collections/jobs/changes", bearer=token, query=query)
+        if status != 200:
+            raise SystemExit("FAILED: the jobs feed answered %d: %s" % (status, page))
+        for change in page["changes"]:
+            records[change["id"]] = change
+        cursor = page["cursor"]
+        if not page.get("hasMore"):
+            return records
+
+
+def wait_for_delivery(receiver, base, token, what):
+    """Waits until the receiver's last delivery of every record matches the feed; then checks order and shape."""
+    deadline = time.monotonic() + 300
+    while True:
+        records = feed(base, token)
+        last = {}
+        for delivery in receiver.deliveries():
+            last[delivery["id"]] = delivery
+        missing = [record for record in records.values()
+                   if record["id"] not in last or last[record["id"]]["version"] != record["version"]]
+        if not missing:
+            break
+        if time.monotonic() > deadline:
+            raise SystemExit("FAILED: %s: %d of %d records not delivered at their feed version after 300 s (e.g. %s)"
+                             % (what, len(missing), len(records), missing[0]))
+        time.sleep(0.5)
+    deliveries = receiver.deliveries()
+    check(not receiver.problems, "%s: every delivery carried a valid Cairn-Signature and Cairn-Delivery" % what, [], receiver.problems)
+    check(all(last[record["id"]].get("data") == record.get("data") for record in records.values()),
+          "%s: the receiver's last delivery of each of the %d records holds the feed's data" % (what, len(records)))
+    check(all(delivery["collection"] == "jobs" for delivery in deliveries), "%s: only the webhook's collection was delivered" % what)
+    seen, first_times = set(), []
+    for delivery in deliveries:
+        if delivery["deliveryId"] not in seen:
+            seen.add(delivery["deliveryId"])
+            first_times.append(delivery["version"])
+    check(first_times == sorted(first_times), "%s: %d changes arrived in feed order (%d deliveries, repeats included)"
+          % (what, len(first_times), len(deliveries)))
+    return records
+
+
+def part_one(work):
+    data = os.path.join(work, "data")
+    environment = dict(os.environ, CAIRN_PASSWORD=PASSWORD)
+
+    def admin(*args, ok=True):
+        done = subprocess.run([CAIRN, "admin", "--data", data] + list(args), capture_output=True, text=True, timeout=120, env=environment)
+        if ok and done.returncode != 0:
+            raise SystemExit("FAILED: cairn admin %s exited %d:\n%s%s" % (" ".join(args), done.returncode, done.stdout, done.stderr))
+        return done
+
+    print("== cairn admin: a project, a writer, a reader, a schema with an action, a service key and a webhook")
+    backend = Backend()
+    admin("add-project", "field")
+    for user, role in (("ana", "writer"), ("rita", "reader")):
+        admin("add-user", user, "--password", PASSWORD)
+        admin("grant", user, "--project", "field", "--role", role)
+    schema = os.path.join(work, "schema.json")
+    with open(schema, "w") as file:
+        json.dump(dict(SCHEMA, actions=[{"name": "closeJob", "url": backend.url, "timeoutSeconds": 10}]), file)
+    admin("set-schema", "--project", "field", schema)
+    backend.secret = admin("action-secret", "--project", "field").stdout.strip()
+    check(len(backend.secret) >= 16, "action-secret prints the project's signing secret")
+    made = admin("add-service-key", "erp", "--project", "field", "--role", "writer")
+    key = made.stdout.strip()
+    check(key.startswith("cairn_sk_") and "not shown again" in made.stderr,
+          "add-service-key prints the key once (stdout) and says so (stderr)", "cairn_sk_...", made.stdout + made.stderr)
+    listed = json.loads(admin("list-service-keys", "--project", "field", "--json").stdout)
+    check([item["name"] for item in listed["items"]] == ["erp"] and key not in json.dumps(listed),
+          "list-service-keys --json names the key and never shows it", ["erp"], listed)
+    check(admin("add-service-key", "erp", "--project", "field", "--role", "reader", ok=False).returncode != 0,
+          "a second key of the same name is refused")
+    secret_file = os.path.join(work, "webhook.secret")
+    with open(secret_file, "w") as file:
+        file.write(SECRET + "\n")
+    receiver = Receiver()
+    process = None
+    writers = None
+    try:
+        added = admin("add-webhook", "erp", "--project", "field", "--url", receiver.url, "--collection", "jobs", "--secret-file", secret_file)
+        check("added webhook erp" in added.stdout, "add-webhook adds it", "added webhook erp ...", added.stdout)
+        short = os.path.join(work, "short.secret")
+        with open(short, "w") as file:
+            file.write("short")
+        refused = admin("add-webhook", "weak", "--project", "field", "--url", receiver.url, "--secret-file", short, ok=False)
+        check(refused.returncode != 0 and "secret" in refused.stderr, "a short secret is refused, naming it", "an error", refused.stderr)
+
+        print("== cairn serve; the service key writes as service:erp")
+        process, base = serve(CAIRN, work, data)
+        status, _ = call(base, "POST", "/v1/projects/field/batch", bearer=key, body={"operations": [
+            {"opId": str(uuid.uuid4()), "collection": "jobs", "id": "from-erp", "op": "create", "data": {"title": "made by the ERP"}}]})
+        check(status == 200, "the service key pushes", 200, status)
+        status, answer = call(base, "POST", "/v1/auth/login", body={"username": "ana", "password": PASSWORD})
+        token = answer["accessToken"]
+        records = feed(base, token)
+        check(records["from-erp"]["updatedBy"] == "service:erp", "its write carries updatedBy service:erp", "service:erp", records["from-erp"])
+        status, _ = call(base, "GET", "/v1/projects/field/members", bearer=key)
+        check(status == 403, "a writer key may not list members", 403, status)
+
+        print("== actions: a call queued behind a save, sent once, its answer stored; the backend's write pulled")
+        backend.base, backend.key = base, key
+        store = os.path.join(work, "ana.sqlite")
+        stores = dict(environment, CAIRN_PASSWORD=PASSWORD)
+        stores.pop("CAIRN_STORE_KEY", None)
+
+        def tool(*args, ok=True):
+            done = subprocess.run([CAIRN] + list(args), capture_output=True, text=True, timeout=120, env=stores)
+            if ok and done.returncode != 0:
+                raise SystemExit("FAILED: cairn %s exited %d:\n%s%s" % (" ".join(args), done.returncode, done.stdout, done.stderr))
+            return done
+
+        tool("sync", "--store", store, "--server", base, "--project", "field", "--user", "ana")
+        tool("put", "--store", store, "jobs", "pump-7", json.dumps({"title": "Pump 7"}))
+        queued_key = tool("call", "--store", store, "closeJob", "--arguments", json.dumps({"job": "pump-7"}), "--queue").stdout.strip().splitlines()[-1]
+        listed = json.loads(tool("queue", "--store", store).stdout)
+        check("action" in json.dumps(listed) and "closeJob" in json.dumps(listed), "cairn queue lists the queued call", "closeJob", listed)
+        check(backend.calls_with(queued_key) == [], "nothing is called before a sync")
+        tool("sync", "--store", store)
+        tool("sync", "--store", store)
+        calls = backend.calls_with(queued_key)
+        check(len(calls) == 1, "two syncs sent the queued call once, after the save it follows (the backend found pump-7)", 1, len(calls))
+        check(calls[0]["caller"]["user"] == "ana" and calls[0]["caller"]["role"] == "writer" and calls[0]["project"] == "field",
+              "the backend is told the caller (user, role) and the project", "ana writer", calls[0]["caller"])
+        results = tool("action-results", "--store", store, "--json").stdout
+        check('"closed"' in results and "pump-7" in results, "cairn action-results holds the backend's answer", "closed pump-7", results)
+        pulled = tool("query", "--store", store, "SELECT status FROM jobs WHERE id = 'pump-7'").stdout
+        check("closed" in pulled, "the backend's write through its service key reached the store by the normal pull", "closed", pulled)
+        online = tool("call", "--store", store, "closeJob", "--arguments", json.dumps({"job": "pump-7"}))
+        check('"closed"' in online.stdout, "cairn call answers online with the backend's JSON", "closed", online.stdout)
+        refused = tool("call", "--store", store, "closeJob", "--arguments", json.dumps({"job": "nope"}), ok=False)
+        check(refused.returncode != 0 and "action_failed" in refused.stdout + refused.stderr and "409" in refused.stdout + refused.stderr,
+              "a backend's refusal is action_failed with its status", "action_failed 409", refused.stdout + refused.stderr)
+        reader = os.path.join(work, "rita.sqlite")
+        tool("sync", "--store", reader, "--server", base, "--project", "field", "--user", "rita")
+        forbidden = tool("call", "--store", reader, "closeJob", "--arguments", json.dumps({"job": "pump-7"}), ok=False)
+        check(forbidden.returncode != 0 and "forbidden" in forbidden.stdout + forbidden.stderr,
+              "a reader may not call a writer's action", "forbidden", forbidden.stdout + forbidden.stderr)
+        check(not backend.problems, "every call the backend received carried a valid Cairn-Signature", [], backend.problems)
+
+        print("== writers push while the receiver fails, hangs, and the server is SIGKILLed and restarted")
+        writers = Writers([base], token, "one")
+        time.sleep(2)
+        receiver.set_mode("fail")
+        time.sleep(4)
+        status_json = json.loads(admin("webhook-status", "--project", "field", "--json").stdout)["items"][0]
+        check(status_json["status"] == "retrying" and status_json["failures"] > 0 and receiver.refused > 0,
+              "webhook-status says retrying while the receiver answers 500", "retrying", status_json)
+        receiver.set_mode("hang")
+        time.sleep(3)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        print("ok: the server was SIGKILLed in the middle of deliveries")
+        receiver.set_mode("ok")
+        log = os.path.join(work, "serve.log")
+        shutil.copy(log, log + ".before-kill")
+        process, base2 = serve(CAIRN, work, data)
+        writers.bases[0] = base2
+        time.sleep(4)
+        writers.stop()
+        check(not writers.errors, "%d batches pushed through it all" % writers.batches, [], writers.errors)
+        records = wait_for_delivery(receiver, base2, token, "one server")
+        check(len(records) > 100, "the feed holds the %d jobs written" % len(records))
+        status_json = json.loads(admin("webhook-status", "--project", "field", "--json").stdout)["items"][0]
+        check(status_json["status"] == "ok" and status_json["delivered"] >= len(records),
+              "webhook-status: ok, %d changes delivered" % status_json["delivered"], "ok", status_json)
+
+        print("== the key revoked")
+        admin("revoke-service-key", "erp", "--project", "field")
+        status, answer = call(base2, "GET", "/v1/projects/field/collections/jobs/changes", bearer=key)
+        check(status == 401, "a revoked key is refused at once", 401, "%d %s" % (status, answer))
+        admin("remove-webhook", "erp", "--project", "field")
+        check(json.loads(admin("list-webhooks", "--project", "field", "--json").stdout)["items"] == [], "remove-webhook removes it")
+    finally:
+        if writers:
+            writers.stop()
+        stop(process)
+        receiver.close()
+        backend.close()
+
+
+def postgres_binaries():
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if found:
+        return os.path.dirname(found[-1])
+    initdb = shutil.which("initdb")
+    return os.path.dirname(initdb) if initdb else None
+
+
+def part_two(work):
+    binaries = postgres_binaries()
+    if not binaries:
+        print("skipped: the PostgreSQL part (no initdb on this machine)")
+        return
+    cluster = os.path.join(work, "pg")
+    as_postgres = []
+    if os.geteuid() == 0:
+        shutil.chown(work, "postgres")
+        os.chmod(work, 0o777)
+        as_postgres = ["runuser", "-u", "postgres", "--"]
+    port = free_port()
+
+    def pg(*args):
+        subprocess.run(as_postgres + list(args), check=True, capture_output=True, timeout=120)
+
+    pg(os.path.join(binaries, "initdb"), "-D", cluster, "-U", "cairn", "-A", "trust", "-E", "UTF8", "--no-sync")
+    options = "-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off" % (port, work)
+    pg_ctl = os.path.join(binaries, "pg_ctl")
+    pg(pg_ctl, "-D", cluster, "-l", os.path.join(work, "pg.log"), "-w", "-o", options, "start")
+    receiver, servers, writers = Receiver(), [], None
+    try:
+        pg(os.path.join(binaries, "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "cairn", "cairn")
+        url = "postgres://cairn@127.0.0.1:%d/cairn?sslmode=disable" % port
+        environment = dict(os.environ, CAIRN_PASSWORD=PASSWORD, CAIRN_POSTGRES_URL=url)
+
+        def admin(*args):
+            done = subprocess.run([CAIRN, "admin"] + list(args), capture_output=True, text=True, timeout=120, env=environment)
+            if done.returncode != 0:
+                raise SystemExit("FAILED: cairn admin %s exited %d:\n%s%s" % (" ".join(args), done.returncode, done.stdout, done.stderr))
+            return done
+
+        print("== PostgreSQL: two instances, one webhook")
+        admin("add-project", "field")
+        admin("add-user", "ana", "--password", PASSWORD)
+        admin("grant", "ana", "--project", "field", "--role", "writer")
+        schema = os.path.join(work, "schema.json")
+        with open(schema, "w") as file:
+            json.dump(SCHEMA, file)
+        admin("set-schema", "--project", "field", schema)
+        secret_file = os.path.join(work, "webhook.secret")
+        with open(secret_file, "w") as file:
+            file.write(SECRET)
+        admin("add-webhook", "erp", "--project", "field", "--url", receiver.url, "--collection", "jobs", "--secret-file", secret_file)
+
+        def start(name):
+            log = open(os.path.join(work, "serve-%s.log" % name), "w")
+            server_port = free_port()
+            process = subprocess.Popen([CAIRN, "serve", "--postgres", url, "--host", "127.0.0.1", "--port", str(server_port)],
+                                       stdout=log, stderr=subprocess.STDOUT, env=environment)
+            servers.append(process)
+            base = "http://127.0.0.1:%d" % server_port
+            for _ in range(300):
+                try:
+                    if call(base, "GET", "/health")[0] == 200:
+                        return process, base
+                except OSError:
+                    pass
+                time.sleep(0.1)
+            raise SystemExit("FAILED: cairn serve --postgres did not start")
+
+        first, base1 = start("first")
+        second, base2 = start("second")
+        status, answer = call(base1, "POST", "/v1/auth/login", body={"username": "ana", "password": PASSWORD})
+        token = answer["accessToken"]
+        writers = Writers([base1, base2], token, "two")
+        time.sleep(3)
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        print("ok: instance one was SIGKILLed while both delivered and took writes")
+        time.sleep(2)
+        pg(pg_ctl, "-D", cluster, "-l", os.path.join(work, "pg.log"), "-w", "-m", "fast", "restart", "-o", options)
+        print("ok: the database restarted under load")
+        time.sleep(3)
+        first, base1 = start("first-again")
+        writers.bases[0] = base1
+        time.sleep(3)
+        writers.stop()
+        check(not writers.errors, "%d batches pushed over both instances" % writers.batches, [], writers.errors)
+        wait_for_delivery(receiver, base2, token, "two PostgreSQL instances")
+        check(receiver.most_in_flight == 1, "one delivery in flight at a time across both instances (a lease in the database)",
+              1, receiver.most_in_flight)
+    finally:
+        if writers:
+            writers.stop()
+        for process in servers:
+            stop(process)
+        receiver.close()
+        subprocess.run(as_postgres + [pg_ctl, "-D", cluster, "-m", "immediate", "-w", "stop"], capture_output=True)
+
+
+def main():
+    if not os.path.exists(CAIRN):
+        raise SystemExit("FAILED: no cairn binary at %s (build it, or pass its path)" % CAIRN)
+    started = time.monotonic()
+    for part in (part_one, part_two):
+        work = tempfile.mkdtemp(prefix="cairn-integrations-")
+        try:
+            part(work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    print("integrations: all checks passed in %.1f s" % (time.monotonic() - started))
+
+
+if __name__ == "__main__":
+    main()
