@@ -150,6 +150,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The bench's floor: SQLite's C API itself.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // The webhook bench's receiver.
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // `cairn bench network` runs the sync through a shaped link.

@@ -32,10 +32,7 @@ struct WebhookOutbox: Service {
             wake.yield()
             for await _ in wakes.cancelOnGracefulShutdown() {
                 for webhook in await due() where await busy.claim(webhook) {
-                    group.addTask {
-                        await deliver(webhook)
-                        await busy.release(webhook)
-                    }
+                    group.addTask { await deliver(webhook, busy: busy) }
                 }
             }
             group.cancelAll()
@@ -59,9 +56,9 @@ struct WebhookOutbox: Service {
 
     /// Delivers `webhook` until it has nothing more, another instance holds it, or the server stops; after a failure
     /// it waits its backoff and tries again.
-    private func deliver(_ webhook: StoredWebhook) async {
+    private func deliver(_ webhook: StoredWebhook, busy: BusyWebhooks) async {
         var waited = false
-        while !Task.isCancelled {
+        delivering: while !Task.isCancelled {
             let now = clock.now()
             let leased: StoredWebhook?
             do {
@@ -69,23 +66,27 @@ struct WebhookOutbox: Service {
                     project: webhook.project, name: webhook.name, owner: owner, until: now + settings.lease, now: now)
             } catch {
                 logger.warning("webhooks: cannot take a lease", metadata: ["webhook": .string(webhook.name), "error": .string(storage.describe(error))])
-                return
+                break delivering
             }
             // Gone, held by another instance, or waiting out a backoff another instance began.
-            guard let leased, waited || (leased.nextAttemptAt ?? .distantPast) <= now else { return await release(webhook) }
+            guard let leased, waited || (leased.nextAttemptAt ?? .distantPast) <= now else { break delivering }
             waited = false
             switch await attempt(leased) {
             case .idle:
-                return await release(webhook)
+                await release(webhook)
+                // A wake-up that came while this loop was busy found it so: look once more. Otherwise the loop ends
+                // here, in the same step that frees it for the next wake-up.
+                guard await busy.continueAfterWake(webhook) else { return }
             case .delivered:
                 continue
             case .failed(let delay):
                 await release(webhook)
-                guard (try? await timers.sleep(for: .seconds(delay))) != nil else { return }
+                guard (try? await timers.sleep(for: .seconds(delay))) != nil else { break delivering }
                 waited = true
             }
         }
         await release(webhook)
+        await busy.release(webhook)
     }
 
     private enum Outcome { case idle, delivered, failed(retryAfter: TimeInterval) }
@@ -141,10 +142,35 @@ struct WebhookOutbox: Service {
     }
 }
 
-/// The webhooks this instance is delivering now, so that each has one delivery loop.
+/// The webhooks this instance is delivering now, so that each has one delivery loop, and whether a wake-up found a
+/// loop busy (so that it looks again before it ends, and no change waits for the next poll).
 private actor BusyWebhooks {
-    private var names: Set<String> = []
+    /// Per busy webhook, whether a wake-up came since its loop last looked.
+    private var woken: [String: Bool] = [:]
 
-    func claim(_ webhook: StoredWebhook) -> Bool { names.insert(webhook.project + "/" + webhook.name).inserted }
-    func release(_ webhook: StoredWebhook) { names.remove(webhook.project + "/" + webhook.name) }
+    /// Claims the webhook for a new loop; when one runs already, notes the wake-up for it instead.
+    func claim(_ webhook: StoredWebhook) -> Bool {
+        let key = webhook.project + "/" + webhook.name
+        if woken[key] != nil {
+            woken[key] = true
+            return false
+        }
+        woken[key] = false
+        return true
+    }
+
+    /// For a loop with nothing left to deliver: true (clearing the note) when a wake-up came since it last asked, so
+    /// it looks again; else the loop ends here, in the same step, and the next wake-up starts a new one.
+    func continueAfterWake(_ webhook: StoredWebhook) -> Bool {
+        let key = webhook.project + "/" + webhook.name
+        guard woken[key] == true else {
+            woken[key] = nil
+            return false
+        }
+        woken[key] = false
+        return true
+    }
+
+    /// The loop ended (a no-op when ``continueAfterWake(_:)`` ended it).
+    func release(_ webhook: StoredWebhook) { woken[webhook.project + "/" + webhook.name] = nil }
 }
