@@ -98,6 +98,7 @@ struct WebhookOutbox: Service {
             guard let next = try await WebhookBatch.next(for: webhook, storage: storage, limit: settings.batchSize) else { return .idle }
             batch = next
         } catch {
+            if Task.isCancelled || error is CancellationError { return .idle }
             logger.warning("webhooks: cannot read the feed", metadata: ["webhook": .string(webhook.name), "error": .string(storage.describe(error))])
             return .failed(retryAfter: settings.retryBase)
         }
