@@ -32,7 +32,7 @@ struct SignedInUser: Sendable {
 
     /// Another system signed in with a service key: user `service:NAME`, a member of the key's project only.
     init(serviceKey: StoredServiceKey) {
-        self.init(user: "service:" + serviceKey.name, family: nil, tokenClaims: nil, tokenRoles: nil)
+        self.init(user: ServiceKeySignIn.userPrefix + serviceKey.name, family: nil, tokenClaims: nil, tokenRoles: nil)
         self.serviceKey = serviceKey
     }
 

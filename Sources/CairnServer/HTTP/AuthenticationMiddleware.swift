@@ -37,6 +37,10 @@ struct AuthenticationMiddleware: RouterMiddleware {
             throw ErrorBody.unauthorized("This server accepts no identity provider tokens (JWT): sign in with /v1/auth/login")
         }
         let user = try await identityProvider.verify(token)
+        // `service:NAME` is the service keys' namespace: no token of a person may take a name in it.
+        guard !user.user.hasPrefix(ServiceKeySignIn.userPrefix) else {
+            throw ErrorBody.unauthorized("The identity provider's subject \(user.user) is in the service keys' namespace (service:)")
+        }
         // An operator's revocation of the user's sign-ins ends the JWTs issued before it (without `iat`, all of them).
         if let revoked = try await tokens.storage.signInsRevokedAt(user: user.user), (user.issuedAt ?? .distantPast) <= revoked {
             throw ErrorBody.unauthorized("This user's sign-ins were revoked at \(RFC3339.string(from: revoked)): get a new token from the identity provider")

@@ -1,3 +1,4 @@
+import CairnProtocol
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -34,9 +35,33 @@ struct OutboundRequest: Sendable {
     /// The largest answer read; a longer one fails the request.
     static let maximumAnswerBytes = 1 << 20
 
-    /// Posts the body and reads the answer; throws when the system cannot be reached, does not answer within
-    /// `timeout`, or answers more than ``maximumAnswerBytes``.
+    /// The client every outbound request goes through: it follows no redirect (a redirected POST would become a GET
+    /// without the body, and its 2xx would count as delivered), so a 3xx is answered as it came.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// Posts the body and reads the whole answer within `timeout` (the body too: a system that sends its headers and
+    /// stalls does not hold a delivery open); throws when the system cannot be reached, does not answer in time, or
+    /// answers more than ``maximumAnswerBytes``.
     func send(timeout: TimeAmount) async throws -> Answer {
+        try await withThrowingTaskGroup(of: Answer?.self) { group in
+            group.addTask { try await exchange(timeout: timeout) }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(max(0, timeout.nanoseconds)))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let answer = first else {
+                throw ErrorBody(code: .unavailable, message: "no whole answer within \(timeout.nanoseconds / 1_000_000) ms")
+            }
+            return answer
+        }
+    }
+
+    private func exchange(timeout: TimeAmount) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -44,7 +69,7 @@ struct OutboundRequest: Sendable {
         request.headers.add(name: "User-Agent", value: "Cairn")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let response = try await Self.client.execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: Self.maximumAnswerBytes)
         return Answer(status: Int(response.status.code), body: Data(buffer: bytes))
     }

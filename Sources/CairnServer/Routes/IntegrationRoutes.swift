@@ -13,6 +13,7 @@ struct IntegrationRoutes: ProjectRouteGroup {
             try Response.json(ServiceKeyList(serviceKeys: try await admin.serviceKeys(project: caller.project)))
         }
         routes.on(.post, "service-keys", requires: .admin, action: "Making service keys") { request, context, caller in
+            try Self.person(caller, "make service keys")
             let body = try await request.decodeBody(NewServiceKeyRequest.self, context: context, limit: 16 * 1024)
             return try Response.json(
                 try await admin.addServiceKey(name: body.name, project: caller.project, role: body.role), status: .created)
@@ -25,12 +26,20 @@ struct IntegrationRoutes: ProjectRouteGroup {
             try Response.json(WebhookList(webhooks: try await admin.webhooks(project: caller.project)))
         }
         routes.on(.post, "webhooks", requires: .admin, action: "Adding webhooks") { request, context, caller in
+            try Self.person(caller, "add webhooks")
             let body = try await request.decodeBody(NewWebhookRequest.self, context: context, limit: 64 * 1024)
             return try Response.json(try await admin.addWebhook(body, project: caller.project), status: .created)
         }
         routes.on(.delete, "webhooks/:name", requires: .admin, action: "Removing webhooks") { _, context, caller in
             try await admin.removeWebhook(name: context.parameters.get("name") ?? "", project: caller.project)
             return Response(status: .noContent)
+        }
+    }
+
+    /// Refuses a service key: what it made (a key, a webhook sending data out) would outlive its own revocation.
+    static func person(_ caller: ProjectAccess, _ action: String) throws {
+        guard caller.identity.serviceKey == nil else {
+            throw ErrorBody.forbidden("A service key may not \(action): ask a project admin")
         }
     }
 }

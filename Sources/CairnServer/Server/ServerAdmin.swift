@@ -48,6 +48,9 @@ public struct ServerAdmin: Sendable {
         guard Names.isValidID(name) else {
             throw ErrorBody.validation("user name \"\(name)\" must be 1-128 characters of [A-Za-z0-9_.:-]", field: "name")
         }
+        guard !name.hasPrefix(ServiceKeySignIn.userPrefix) else {
+            throw ErrorBody.validation("user names starting with service: are the service keys' (cairn admin add-service-key)", field: "name")
+        }
         try Self.checkPassword(password)
         try await storage.createUser(name: name, passwordHash: hasher.hash(password))
     }

@@ -86,7 +86,34 @@ struct ActionRoutesTests {
             #expect(backend.calls.count == 1)
             let other = try await fixture.http.send(.POST, Self.path("lookUp"), token: fixture.tokens["alice"], json: body)
             #expect(other.status == 409)
+            // Another member's call with alice's key neither replays her answer nor reaches the backend.
+            let bobs = try await fixture.http.send(.POST, Self.path("closeJob"), token: fixture.tokens["bob"], json: body)
+            #expect(bobs.status == 409 && bobs.json?["error"]?["message"]?.stringValue?.contains("n") == true)
+            #expect(bobs.json?["result"] == nil)
             #expect(backend.calls.count == 1)
+        }
+    }
+
+    @Test("a backend's 5xx or 429 is 502 retryable and not stored; a 3xx is not followed")
+    func backendBusy() async throws {
+        try await Self.withBackend({ call in
+            switch call.arguments["answer"]?.integerValue {
+            case 302?: StubHTTPServer.Reply(status: 302, headers: ["Location": "http://127.0.0.1:9/elsewhere"])
+            case let status?: .json(["message": "busy"], status: Int(status))
+            case nil: .json(["ok": true])
+            }
+        }) { fixture, backend in
+            for status in [500, 503, 429] {
+                let key = "busy-\(status)"
+                let reply = try await fixture.http.send(
+                    .POST, Self.path("closeJob"), token: fixture.tokens["alice"], json: ["arguments": ["answer": .integer(Int64(status))], "idempotencyKey": .string(key)])
+                #expect(reply.status == 502 && reply.json?["error"]?["details"]?["retryable"] == true, "\(status)")
+                #expect(try await fixture.server.server.storage.actionCall(project: Fixture.project, idempotencyKey: key) == nil)
+            }
+            let redirected = try await fixture.http.send(
+                .POST, Self.path("closeJob"), token: fixture.tokens["alice"], json: ["arguments": ["answer": 302], "idempotencyKey": "moved"])
+            #expect(redirected.status == 502 && redirected.json?["error"]?["details"]?["status"] == 302)
+            #expect(backend.calls.count == 4)
         }
     }
 

@@ -91,6 +91,18 @@ struct ServiceKeyTests {
                 value: BatchRequest(operations: [SyncOperation(opId: newOpID(), collection: "tasks", id: "job-2", op: .create, data: ["title": "x"])]))
             #expect(refused.status == 403)
 
+            // Even an admin key makes no keys and adds no webhooks: they would outlive it.
+            let boss = try await fixture.server.server.admin.addServiceKey(name: "boss", project: "field", role: .admin)
+            #expect(try await http.send(.GET, "/v1/projects/field/members", token: boss.key).status == 200)
+            let more = try await http.send(.POST, "/v1/projects/field/service-keys", token: boss.key, json: ["name": "more", "role": "admin"])
+            #expect(more.status == 403 && more.errorCode == "forbidden")
+            let hook = try await http.send(
+                .POST, "/v1/projects/field/webhooks", token: boss.key,
+                json: ["name": "out", "url": "http://127.0.0.1:9/", "secret": "0123456789abcdef"])
+            #expect(hook.status == 403)
+            // The service: namespace is the keys': no account takes a name in it.
+            await #expect(throws: ErrorBody.self) { try await fixture.server.server.admin.addUser("service:erp", password: TestServer.password) }
+
             // Revoked: refused at once; a made-up key never signs in.
             #expect(try await http.send(.DELETE, "/v1/projects/field/service-keys/erp", token: fixture.tokens["ada"]).status == 204)
             let after = try await http.send(.GET, "/v1/projects/field/collections/tasks/changes", token: key.key)

@@ -136,11 +136,11 @@ struct ActionTests {
             #expect(try rita.queuedActions().isEmpty)
 
             let alice = try await fixture.client("alice")
-            let failing = try await alice.enqueue(action: "closeJob", arguments: ["fail": 500])
+            let failing = try await alice.enqueue(action: "closeJob", arguments: ["fail": 422])
             try await alice.sync()
             let failed = try #require(try await alice.actionResults().first { $0.key == failing })
             #expect(failed.error?.code == .actionFailed)
-            #expect(failed.error?.details?["status"] == 500)
+            #expect(failed.error?.details?["status"] == 422)
             #expect(failed.httpStatus == 502)
             #expect(backend.calls.count == 1)
 

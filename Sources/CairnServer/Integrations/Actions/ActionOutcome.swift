@@ -1,9 +1,9 @@
 import CairnProtocol
 import Foundation
 
-/// What a backend's answer to an action call means, decided once: a JSON answer (2xx) and a refusal (any other
-/// status) are final and stored, so the same idempotency key answers them again; anything else (no answer in time,
-/// no connection, a 2xx body that is not JSON) is retryable and not stored.
+/// What a backend's answer to an action call means, decided once: a JSON answer (2xx) and a refusal (a 3xx or 4xx
+/// other than 429) are final and stored, so the same idempotency key answers them again; anything else (no answer in
+/// time, no connection, a 5xx, a 429, a 2xx body that is not JSON) is retryable and not stored.
 enum ActionOutcome: Sendable {
     /// The backend answered 2xx with this JSON (`null` for an empty body).
     case answered(JSONValue)
@@ -13,8 +13,10 @@ enum ActionOutcome: Sendable {
     /// How much of a body that is not JSON a refusal's message quotes.
     static let excerptCharacters = 200
 
-    /// The outcome of `answer`; `nil` when it is not final (a 2xx body that is not JSON).
+    /// The outcome of `answer`; `nil` when it is not final: a 2xx body that is not JSON, a 5xx (a proxy or a backend
+    /// that is down or deploying) or a 429 (come back later).
     init?(_ answer: OutboundRequest.Answer, action: String, idempotencyKey: String) {
+        guard answer.status < 500, answer.status != 429 else { return nil }
         let parsed = try? JSONValue(parsing: Array(answer.body))
         if answer.isSuccess {
             if answer.body.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {

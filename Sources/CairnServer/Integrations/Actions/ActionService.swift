@@ -17,11 +17,11 @@ struct ActionService: Sendable {
 
     /// Calls `action` for `caller`; throws `502 action_failed` for a backend that refused (stored, with
     /// `details.status`) or gave no usable answer (not stored, `details.retryable`), `422 validation_failed` for a
-    /// malformed key or device, `409 conflict` for a key used for another action.
+    /// malformed key or device, `409 conflict` for a key used for another action or by another caller.
     func call(_ action: ActionSchema, _ request: ActionCallRequest, caller: ProjectAccess) async throws -> ActionCallAnswer {
         let key = try Self.idempotencyKey(request)
         if let stored = try await storage.actionCall(project: caller.project, idempotencyKey: key) {
-            return try Self.answer(stored, action: action, replayed: true)
+            return try Self.answer(stored, action: action, caller: caller, replayed: true)
         }
         let invocation = ActionInvocation(
             action: action, project: caller.project, idempotencyKey: key, arguments: request.arguments,
@@ -35,13 +35,15 @@ struct ActionService: Sendable {
                 action: action, idempotencyKey: key, why: "could not be reached or did not answer within \(action.timeoutSeconds) s")
         }
         guard let outcome = ActionOutcome(answer, action: action.name, idempotencyKey: key) else {
-            throw ActionOutcome.unanswered(action: action, idempotencyKey: key, why: "answered \(answer.status) with a body that is not JSON")
+            let why = answer.isSuccess ? "answered \(answer.status) with a body that is not JSON" : "answered \(answer.status) (try again later)"
+            throw ActionOutcome.unanswered(action: action, idempotencyKey: key, why: why)
         }
         let stored = try await storage.recordActionCall(StoredActionCall(
             project: caller.project, idempotencyKey: key, action: action.name, caller: caller.user, status: outcome.status,
             answer: outcome.storedText, completedAt: clock.now()))
         // Two calls with one key raced: both answer what was stored first.
-        return try Self.answer(stored, action: action, replayed: stored.answer != outcome.storedText || stored.status != outcome.status)
+        return try Self.answer(
+            stored, action: action, caller: caller, replayed: stored.answer != outcome.storedText || stored.status != outcome.status)
     }
 
     /// The request's key, or a new one.
@@ -63,10 +65,11 @@ struct ActionService: Sendable {
     }
 
     /// The answer of a stored outcome: the backend's JSON, or its refusal thrown again.
-    private static func answer(_ stored: StoredActionCall, action: ActionSchema, replayed: Bool) throws -> ActionCallAnswer {
-        guard stored.action == action.name else {
+    private static func answer(_ stored: StoredActionCall, action: ActionSchema, caller: ProjectAccess, replayed: Bool) throws -> ActionCallAnswer {
+        // A key names one caller's call: another member's key is not theirs to replay (nor to learn the answer of).
+        guard stored.action == action.name, stored.caller == caller.user else {
             throw ErrorBody(
-                code: .conflict, message: "idempotencyKey \(stored.idempotencyKey) was used for action \(stored.action); use a new key",
+                code: .conflict, message: "idempotencyKey \(stored.idempotencyKey) was used for another call; use a new key",
                 details: ["field": "idempotencyKey"])
         }
         let value = try JSONValue(parsing: Array(stored.answer.utf8))

@@ -10,6 +10,8 @@ struct ServiceKeySignIn: Sendable {
 
     /// The prefix of every service key.
     static let prefix = "cairn_sk_"
+    /// The prefix of a service key's user name (`service:NAME`), reserved: no person's account or token takes it.
+    static let userPrefix = "service:"
 
     /// A new key: the prefix and 32 random bytes.
     static func newKey() -> String { TokenService.randomToken(prefix: prefix) }

@@ -13,11 +13,15 @@ struct WebhookBatch: Sendable {
 
     /// The batch after `webhook`'s cursor in `storage`; `nil` when its project has no collection it delivers.
     static func next(for webhook: StoredWebhook, storage: any ServerStorage, limit: Int) async throws -> WebhookBatch? {
+        // The project's head, read before the schema the ranges follow: every change at or below it was committed to
+        // a collection of that schema, so a collection added meanwhile cannot be passed over.
+        guard let earlier = try await storage.schema(project: webhook.project) else { return nil }
+        let head = try await storage.headVersion(project: webhook.project, schema: earlier)
         guard let schema = try await storage.schema(project: webhook.project) else { return nil }
         let collections = schema.collections.filter { webhook.collections.isEmpty || webhook.collections.contains($0.name) }
         guard !collections.isEmpty else { return nil }
         var changes: [(collection: String, row: FeedRow)] = []
-        var bound = Int64.max
+        var bound = head
         for collection in collections {
             let range = try await storage.feedRange(
                 project: webhook.project, collection: collection, since: webhook.cursor, snapshotHigh: nil, limit: limit,

@@ -63,7 +63,7 @@ struct WebhookOutbox: Service {
             let leased: StoredWebhook?
             do {
                 leased = try await storage.leaseWebhook(
-                    project: webhook.project, name: webhook.name, owner: owner, until: now + settings.lease, now: now)
+                    project: webhook.project, name: webhook.name, owner: owner, until: now + settings.effectiveLease, now: now)
             } catch {
                 logger.warning("webhooks: cannot take a lease", metadata: ["webhook": .string(webhook.name), "error": .string(storage.describe(error))])
                 break delivering

@@ -28,6 +28,10 @@ public struct WebhookSettings: Sendable, Hashable {
     /// The defaults.
     public init() {}
 
+    /// The lease an instance takes: ``lease``, but always longer than three attempts, so that a lease never runs out
+    /// while the attempt that took it is still open (each attempt renews it).
+    var effectiveLease: TimeInterval { max(lease, 3 * timeout) }
+
     /// The wait before the next attempt after `failures` failures in a row.
     func retryDelay(afterFailures failures: Int64) -> TimeInterval {
         min(retryCap, retryBase * pow(2, Double(min(max(failures - 1, 0), 30))))
