@@ -161,7 +161,8 @@ public protocol ServerStorage: Service, FileCatalog, IntegrationStorage, ActionC
     // MARK: Maintenance
 
     /// Deletes tombstones changed before `tombstonesBefore` (remembering, per collection, the highest version
-    /// deleted as ``FeedRows/purgedThrough``), operations remembered before `operationsBefore` and tokens expired
+    /// deleted as ``FeedRows/purgedThrough``), operations and action calls' answers remembered before
+    /// `operationsBefore` (both counted in ``PurgeReport/operations``) and tokens expired
     /// at `now`. Clients' last pulled versions (``notePull(clientID:project:version:now:)``) decide how long
     /// tombstones must be kept: one that a client seen within twice the retention (since
     /// ``holdersSeenSince(tombstonesBefore:now:)``) has not pulled yet stays, so a device away longer than the

@@ -30,4 +30,18 @@ struct StorageActionCallConformanceTests {
             #expect(other == Self.call("k-1", project: "other", status: 500))
         }
     }
+
+    @Test("the purge forgets answers as old as remembered operations, and counts them with them", arguments: StorageBackend.all)
+    func purge(backend: StorageBackend) async throws {
+        try await backend.withProjects { storage in
+            _ = try await storage.recordActionCall(Self.call("old"))
+            var fresh = Self.call("fresh")
+            fresh.completedAt = F.epoch + 7200
+            _ = try await storage.recordActionCall(fresh)
+            let report = try await storage.purge(tombstonesBefore: F.epoch, operationsBefore: F.epoch + 3600, now: F.epoch + 7200)
+            #expect(report.operations == 1)
+            #expect(try await storage.actionCall(project: "field", idempotencyKey: "old") == nil)
+            #expect(try await storage.actionCall(project: "field", idempotencyKey: "fresh") == fresh)
+        }
+    }
 }

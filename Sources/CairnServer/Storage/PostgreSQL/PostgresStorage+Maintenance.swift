@@ -43,8 +43,10 @@ extension PostgresStorage {
                 ON CONFLICT (project, collection)
                 DO UPDATE SET history_through = GREATEST(collection_state.history_through, excluded.history_through)
                 """, binds: binds), logger: logger)
+            // Actions' stored answers are remembered as long as operations' results, for the same replays.
             let operations = try await Self.count(
                 connection, "DELETE FROM operations WHERE created_at < \(operationsBefore.epochSeconds) RETURNING 1", logger: logger)
+                + Self.count(connection, "DELETE FROM action_calls WHERE completed_at < \(operationsBefore.epochSeconds) RETURNING 1", logger: logger)
             let tokens = try await Self.count(connection, "DELETE FROM tokens WHERE expires_at < \(now.epochSeconds) RETURNING 1", logger: logger)
             // Failed sign-ins older than a day count for no window.
             try await connection.query("DELETE FROM login_failures WHERE at < \(now.epochSeconds - 86_400)", logger: logger)

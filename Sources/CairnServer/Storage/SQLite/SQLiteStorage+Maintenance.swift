@@ -45,7 +45,10 @@ extension SQLiteStorage {
                         (SELECT max(rowid) + 1 FROM operations))
                     """,
                 arguments: [operationsBefore.epochSeconds])
-            let operations = db.changesCount
+            var operations = db.changesCount
+            // Actions' stored answers are remembered as long as operations' results, for the same replays.
+            try db.execute(sql: "DELETE FROM action_calls WHERE completed_at < ?", arguments: [operationsBefore.epochSeconds])
+            operations += db.changesCount
             try db.execute(sql: "DELETE FROM tokens WHERE expires_at < ?", arguments: [now.epochSeconds])
             let tokens = db.changesCount
             return PurgeReport(tombstones: tombstones, operations: operations, tokens: tokens)
