@@ -20,11 +20,12 @@ extension UploadQueue {
     }
 
     /// Ends a conflict: records it, replaces the record's queued changes with the resolution (uploaded on top of
-    /// the server's version), and shows the resolved state.
+    /// the server's version; in their place when an action call waits behind them), and shows the resolved state.
     func resolve(_ conflict: Conflict, resolution: Resolution, current: ServerRecord) throws {
         let table = try store.table(conflict.collection)
         let date = store.now
         try store.writer.write { db in
+            let place = try store.queue.operations(db, collection: conflict.collection, id: conflict.id).first?.sequence
             try store.queue.removeAll(db, collection: conflict.collection, id: conflict.id)
             // The server's state is the base of whatever is uploaded next.
             var shadow = try store.shadows.shadow(db, collection: conflict.collection, id: conflict.id) ?? Shadow()
@@ -58,6 +59,10 @@ extension UploadQueue {
             }
             if let upload {
                 try store.queue.enqueue(db, collection: conflict.collection, id: conflict.id, upload, base: current.version, combining: false, at: date)
+                // An action call queued after the change this resolution replaces must still find it on the server.
+                if let place, place <= (try QueuedActionTable().barrier(db)) {
+                    try store.queue.keepPlace(db, collection: conflict.collection, id: conflict.id, at: place)
+                }
             }
             try store.conflictLog.add(db, conflict, resolution: resolution.kind, resolved: resolved, at: date)
             // The server state with the resolution's upload applied: the resolved state.

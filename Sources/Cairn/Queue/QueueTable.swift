@@ -164,6 +164,19 @@ struct QueueTable: StoreTable {
             .execute(arguments: [JSONValue.array(sequences.map(JSONValue.integer)).jsonText()])
     }
 
+    /// Puts a record's one queued change at `position`, a place its replaced changes held and that is free now: a
+    /// conflict's resolution keeps the place of the change it replaces, so an action call queued after that change
+    /// still waits for it.
+    func keepPlace(_ db: Database, collection: String, id: String, at position: Int64) throws {
+        try db.execute(
+            sql: """
+                UPDATE cairn_queue SET seq = ? WHERE collection = ? AND record_id = ?
+                  AND (SELECT count(*) FROM cairn_queue WHERE collection = ? AND record_id = ?) = 1
+                  AND NOT EXISTS (SELECT 1 FROM cairn_queue WHERE seq = ?)
+                """,
+            arguments: [position, collection, id, collection, id, position])
+    }
+
     /// Removes every queued change of a record.
     func removeAll(_ db: Database, collection: String, id: String) throws {
         try db.execute(sql: "DELETE FROM cairn_queue WHERE collection = ? AND record_id = ?", arguments: [collection, id])

@@ -91,6 +91,33 @@ struct ActionTests {
         }
     }
 
+    @Test("a write that meets a conflict keeps its place: the call queued after it is sent after the resolution")
+    func callWaitsForResolution() async throws {
+        try await Self.withBackend({ fixture, call in
+            let tasks = try await fixture.pullAll("ada", "tasks").changes
+            return .json(["seen": tasks.last { $0.id == "t-1" }?.record?.data["title"] ?? .null])
+        }) { fixture, backend in
+            let network = SwitchableTransport()
+            let alice = try await fixture.client("alice", network: network)
+            try alice.save("tasks", id: "t-1", data: ["title": "first", "rank": 1])
+            try await alice.sync()
+            let first = try #require(try await fixture.pullAll("ada", "tasks").changes.last?.record?.version)
+            _ = try await fixture.push("bob", [SyncOperation(opId: newOpID(), collection: "tasks", id: "t-1", op: .patch, baseVersion: first, data: ["rank": 2])])
+            network.isOnline = false
+            try alice.patch("tasks", id: "t-1", ["title": "mine"])
+            let key = try await alice.enqueue(action: "closeJob", arguments: ["taskId": "t-1"])
+            network.isOnline = true
+            // The patch meets bob's change (a conflict the default resolver merges); the merged write is uploaded
+            // before the call, however many syncs that takes.
+            while try !alice.queuedActions().isEmpty { try await alice.sync() }
+            let results = try await alice.actionResults()
+            #expect(results.map(\.key) == [key])
+            #expect(results.first?.result == ["seen": "mine"])
+            #expect(backend.calls.count == 1)
+            #expect(try await fixture.pullAll("ada", "tasks").changes.last?.record?.data == ["title": "mine", "rank": 2])
+        }
+    }
+
     @Test("a queued call reaches the backend once across retried uploads whose answers were lost, and across a reopened store")
     func sentOnce() async throws {
         try await Self.withBackend(Self.reader) { fixture, backend in
