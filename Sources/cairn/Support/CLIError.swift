@@ -23,6 +23,9 @@ struct CLIError: Error, CustomStringConvertible {
         switch error {
         case let error as ErrorBody: return "\(error.message) (\(error.code))"
         case let error as CLIError: return error.message
+        // A file that cannot be read: its sentence ("The file “x” couldn’t be opened because there is no such file."),
+        // not the error's whole dump.
+        case let error as CocoaError: return error.localizedDescription
         case let error as DecodingError:
             switch error {
             case .keyNotFound(let key, let context): return "missing \(path(context.codingPath + [key]))"
