@@ -83,7 +83,9 @@ public final class PostgresCluster: Sendable {
             // server's pool: 535 connections at its peak on a 2-core machine. PostgreSQL's default of 100 (or 400)
             // made leases wait past their timeout there, so the cluster allows 1,000.
             let options = "-p \(cluster.port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=1000"
-            try cluster.run("pg_ctl", ["-D", data, "-o", options, "-l", folder.appendingPathComponent("log").path, "-w", "-t", "60", "start"])
+            // pg_ctl must be given a wait: an hour, so a machine busy with a whole suite only makes it slower (a start
+            // that took over a minute there failed a CI run); a test's time limit is the safety net.
+            try cluster.run("pg_ctl", ["-D", data, "-o", options, "-l", folder.appendingPathComponent("log").path, "-w", "-t", "3600", "start"])
             try cluster.run("createdb", ["-h", "127.0.0.1", "-p", "\(cluster.port)", "-U", "cairn", "cairn"])
         } catch {
             cluster.stop()
