@@ -127,10 +127,7 @@ struct ClientSupportTests {
                 configuration.connectOnOpen = false
                 configuration.localCollections = [CollectionSchema(name: "drafts", fields: [FieldSchema(name: "text", type: .string)])]
                 let offline = try await CairnClient.open(configuration)
-                let started = ContinuousClock.now
                 let closed = await offline.ping()
-                // A refused connection answers at once, not after the request timeout (30 s), even on a loaded machine.
-                #expect(ContinuousClock.now - started < .seconds(20))
                 #expect(!closed.reachable && !closed.isCompatible && closed.protocolVersion == nil)
                 #expect(closed.problem?.code == .networkUnavailable)
             }
