@@ -142,6 +142,8 @@ class Backend:
                 job = (call_body.get("arguments") or {}).get("job")
                 with backend.lock:
                     backend.calls.append((call_body["idempotencyKey"], call_body))
+                if str(job).startswith("slow-"):
+                    time.sleep(4)   # long enough for the check to kill the device's sync meanwhile
                 # The job must be on the server already: the device's save was sent before its call.
                 status, page = call(backend.base, "GET", "/v1/projects/field/collections/jobs/changes", bearer=backend.key,
                                     query={"limit": "10000"})
@@ -368,6 +370,24 @@ def part_one(work):
         refused = tool("call", "--store", store, "closeJob", "--arguments", json.dumps({"job": "nope"}), ok=False)
         check(refused.returncode != 0 and "action_failed" in refused.stdout + refused.stderr and "409" in refused.stdout + refused.stderr,
               "a backend's refusal is action_failed with its status", "action_failed 409", refused.stdout + refused.stderr)
+        print("== a queued call whose sync is SIGKILLed while the backend works: the backend is still called once")
+        tool("put", "--store", store, "jobs", "slow-1", json.dumps({"title": "Slow pump"}))
+        slow_key = tool("call", "--store", store, "closeJob", "--arguments", json.dumps({"job": "slow-1"}), "--queue").stdout.strip().splitlines()[-1]
+        syncing = subprocess.Popen([CAIRN, "sync", "--store", store], env=stores, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while not backend.calls_with(slow_key) and time.monotonic() < deadline and syncing.poll() is None:
+            time.sleep(0.05)
+        check(backend.calls_with(slow_key) and syncing.poll() is None, "the backend received the call while cairn sync waits for it")
+        syncing.send_signal(signal.SIGKILL)
+        syncing.wait()
+        time.sleep(5)   # the backend answers the server meanwhile
+        tool("sync", "--store", store)
+        tool("sync", "--store", store)
+        check(len(backend.calls_with(slow_key)) == 1, "after the killed sync, two more syncs: the backend was called once for the key",
+              1, len(backend.calls_with(slow_key)))
+        slow_results = tool("action-results", "--store", store, "--json").stdout
+        check(slow_key in slow_results and "slow-1" in slow_results, "its answer is stored on the device", slow_key, slow_results)
+
         reader = os.path.join(work, "rita.sqlite")
         tool("sync", "--store", reader, "--server", base, "--project", "field", "--user", "rita")
         forbidden = tool("call", "--store", reader, "closeJob", "--arguments", json.dumps({"job": "pump-7"}), ok=False)
