@@ -11,6 +11,7 @@ extension Schema {
             }
         }
         var seen = Set<String>()
+        var tables: [TableName: String] = [:]
         for collection in collections {
             guard Names.isValidCollectionName(collection.name) else {
                 throw .validation("collection name \"\(collection.name)\" must match ^[a-z][a-z0-9_]{0,62}$ and not start with cairn_", field: "collections")
@@ -25,6 +26,12 @@ extension Schema {
                 }
                 guard fieldNames.insert(field.name).inserted else {
                     throw .validation("field \"\(collection.name).\(field.name)\" is listed twice", field: field.name)
+                }
+            }
+            if let text = collection.table {
+                let table = try TableName(parsing: text)
+                if let other = tables.updateValue(collection.name, forKey: table) {
+                    throw .validation("collections \"\(other)\" and \"\(collection.name)\" name the same table \(table)", field: "table")
                 }
             }
             for index in collection.indexes {

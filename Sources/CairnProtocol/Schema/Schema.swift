@@ -62,19 +62,24 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
     public var conflictPolicy: ConflictPolicy
     /// Who may read and write which records (enforced by the server); `nil`: every member reads, every writer writes.
     public var rules: DataRules?
+    /// The PostgreSQL table, `SCHEMA.NAME`, that holds the collection's records as rows with one column per field
+    /// (PostgreSQL backend only); `nil`: Cairn keeps them itself. See ``TableName``.
+    public var table: String?
 
-    /// Declares a collection; with no indexes, the `reject` policy and no rules unless given.
+    /// Declares a collection; with no indexes, the `reject` policy, no rules and no table unless given.
     public init(
-        name: String, fields: [FieldSchema], indexes: [[String]] = [], conflictPolicy: ConflictPolicy = .reject, rules: DataRules? = nil
+        name: String, fields: [FieldSchema], indexes: [[String]] = [], conflictPolicy: ConflictPolicy = .reject, rules: DataRules? = nil,
+        table: String? = nil
     ) {
         self.name = name
         self.fields = fields
         self.indexes = indexes
         self.conflictPolicy = conflictPolicy
         self.rules = rules
+        self.table = table
     }
 
-    enum CodingKeys: String, CodingKey { case name, fields, indexes, conflictPolicy, rules }
+    enum CodingKeys: String, CodingKey { case name, fields, indexes, conflictPolicy, rules, table }
 
     /// Decodes a collection object; absent `fields` and `indexes` read as empty, an absent `conflictPolicy` as `reject`.
     public init(from decoder: any Decoder) throws {
@@ -85,9 +90,10 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
         conflictPolicy = try container.decodeIfPresent(ConflictPolicy.self, forKey: .conflictPolicy) ?? .reject
         let decodedRules = try container.decodeIfPresent(DataRules.self, forKey: .rules)
         rules = decodedRules?.isEmpty == true ? nil : decodedRules
+        table = try container.decodeIfPresent(String.self, forKey: .table)
     }
 
-    /// Encodes the collection; `rules` only when it has some.
+    /// Encodes the collection; `rules` and `table` only when it has them.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -95,6 +101,7 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
         try container.encode(indexes, forKey: .indexes)
         try container.encode(conflictPolicy, forKey: .conflictPolicy)
         try container.encodeIfPresent(rules, forKey: .rules)
+        try container.encodeIfPresent(table, forKey: .table)
     }
 
     /// The field named `name`, if declared.
@@ -186,6 +193,8 @@ public struct Schema: Codable, Sendable, Hashable {
             ]
             // A collection without rules keeps the text (and so the version) it had before rules existed.
             if let rules = collection.rules { members["rules"] = rules.jsonValue }
+            // Likewise without a table.
+            if let table = collection.table { members["table"] = .string(table) }
             return .object(members)
         }
         // A schema without actions keeps the text (and so the version) it had before actions existed.

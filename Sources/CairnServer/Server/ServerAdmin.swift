@@ -141,6 +141,11 @@ public struct ServerAdmin: Sendable {
     public func setSchema(project: String, _ schema: Schema, migrate: Bool = true) async throws -> Schema {
         try schema.validate()
         try RuleValidation.check(schema)
+        if !storage.supportsTableCollections, let collection = schema.collections.first(where: { $0.table != nil }) {
+            throw ErrorBody.validation(
+                "collection \(collection.name) names a table (\(collection.table ?? "")): collections in tables of their own need the "
+                    + "PostgreSQL backend (cairn serve --postgres URL); this server keeps its data in SQLite", field: "table")
+        }
         guard let current = try await storage.schema(project: project) else {
             throw ErrorBody(code: .notFound, message: "project \"\(project)\" does not exist")
         }

@@ -197,6 +197,9 @@ public protocol ServerStorage: Service, FileCatalog, IntegrationStorage, ActionC
 
     // MARK: Several instances
 
+    /// Whether collections may live in tables of their own (``CollectionSchema/table``): PostgreSQL only.
+    var supportsTableCollections: Bool { get }
+
     /// How live notices reach the other instances on this storage (`nil` by default).
     var noticeChannel: (any NoticeChannel)? { get }
     /// Where failed logins are remembered for every instance (`nil` by default: in each server's memory).
@@ -248,6 +251,8 @@ extension ServerStorage {
     /// How live notices reach the other instances on this storage; `nil` (the default) for a storage one instance
     /// owns.
     public var noticeChannel: (any NoticeChannel)? { nil }
+    /// No table collections, by default.
+    public var supportsTableCollections: Bool { false }
     /// Where failed logins are remembered so every instance counts them; `nil` (the default) keeps them in the
     /// server's memory.
     public var loginFailures: (any LoginFailureLog)? { nil }

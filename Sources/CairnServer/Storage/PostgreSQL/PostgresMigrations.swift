@@ -320,6 +320,7 @@ enum PostgresMigrations {
             )
             """,
         ]),
+        Migration(version: 13, name: "table-collections", statements: TableCollectionFunctions.migration),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions

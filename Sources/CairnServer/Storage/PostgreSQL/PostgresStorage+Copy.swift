@@ -7,6 +7,7 @@ extension PostgresStorage {
         "cairn_migrations": "the migrations' own record of what they applied",
         "file_chunks": "files' bytes, which a copy moves through the BlobStore protocol",
         "login_failures": "recent failed sign-ins, which other backends keep in each server's memory",
+        "table_collections": "collections kept in PostgreSQL tables, which only PostgreSQL has (its schema remakes them)",
     ]
 
     /// Reads a page in primary-key order.

@@ -65,13 +65,12 @@ extension PostgresStorage {
     public func setSchema(project: String, schema: Schema, now: Date, replacing currentVersion: String?) async throws {
         let text = String(decoding: try CairnJSON.encode(schema), as: UTF8.self)
         try await Self.transaction(client, logger: logger) { connection in
-            if let currentVersion {
-                // The row stays locked until the transaction ends: a concurrent change waits, then finds a new version.
-                let rows = try await connection.query(
-                    "SELECT (schema_json::jsonb)->>'version' FROM projects WHERE name = \(project) FOR UPDATE", logger: logger)
-                if let stored = try await rows.decode(String?.self).first(where: { _ in true }) ?? nil, stored != currentVersion {
-                    throw Self.schemaChangedMeanwhile(project)
-                }
+            // The row stays locked until the transaction ends: a concurrent change waits, then finds a new version.
+            let stored = try await connection.query("SELECT schema_json FROM projects WHERE name = \(project) FOR UPDATE", logger: logger)
+            let previous = try await stored.decode(String.self).first(where: { _ in true })
+                .map { try CairnJSON.decode(Schema.self, from: Array($0.utf8)) }
+            if let currentVersion, let previous, previous.version != currentVersion {
+                throw Self.schemaChangedMeanwhile(project)
             }
             let rows = try await connection.query(
                 "UPDATE projects SET schema_json = \(text) WHERE name = \(project) RETURNING name", logger: logger)
@@ -80,6 +79,13 @@ extension PostgresStorage {
             }
             try await Self.keepSchemaVersion(
                 connection, project: project, number: schema.number, text: text, progress: .initial(for: schema), now: now, logger: logger)
+            if ([schema] + (previous.map { [$0] } ?? [])).contains(where: { $0.collections.contains { $0.table != nil } }) {
+                do {
+                    try await applyTableCollections(connection, project: project, previous: previous, schema: schema, logger: logger)
+                } catch let error as PSQLError {
+                    throw ErrorBody.validation("cannot prepare the tables of \(project)'s collections: \(Self.describe(error))", field: "table")
+                }
+            }
         }
     }
 

@@ -24,6 +24,8 @@ public final class PostgresStorage: ServerStorage {
 
     /// `NOTIFY` and `LISTEN` on this database.
     public var noticeChannel: (any NoticeChannel)? { notices }
+    /// Collections may live in PostgreSQL tables of their own.
+    public var supportsTableCollections: Bool { true }
     /// The `login_failures` table.
     public var loginFailures: (any LoginFailureLog)? { self }
     /// The pool's connections held now, and its maximum.
