@@ -34,7 +34,8 @@ public struct TableName: Sendable, Hashable, CustomStringConvertible {
     /// The name quoted for SQL: `"erp"."work_orders"`.
     public var quoted: String { "\"\(schema)\".\"\(name)\"" }
 
-    private static func isIdentifier(_ part: String) -> Bool {
+    /// Whether `part` may be a schema's or a table's name: `^[a-z_][a-z0-9_]{0,62}$`.
+    public static func isIdentifier(_ part: String) -> Bool {
         let utf8 = Array(part.utf8)
         guard (1...63).contains(utf8.count), !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(utf8[0]) else { return false }
         return utf8.allSatisfy { byte in

@@ -138,6 +138,14 @@ enum TableCollectionFunctions {
         END
         $body$
         """#,
+        // They run in other software's sessions too, whatever its search path: Cairn's schema is theirs.
+        #"""
+        DO $body$ BEGIN
+            EXECUTE format('ALTER FUNCTION cairn_apply_table_changes(text, text, text[], jsonb[]) SET search_path = %I', current_schema());
+            EXECUTE format('ALTER FUNCTION cairn_records_to_tables() SET search_path = %I', current_schema());
+            EXECUTE format('ALTER FUNCTION cairn_lock_table_project() SET search_path = %I', current_schema());
+        END $body$
+        """#,
     ]
 
     /// The triggers on `records` that run `cairn_records_to_tables()`, made (again) whenever a table collection is

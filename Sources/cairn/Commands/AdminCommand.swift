@@ -48,6 +48,7 @@ struct AdminCommand: AsyncParsableCommand {
               cairn admin --data ./cairn-data add-service-key erp --project field --role writer
               cairn admin --data ./cairn-data add-webhook erp --project field \\
                 --url https://erp.example/cairn --secret-file erp.secret
+              cairn admin --postgres postgres://cairn@db.internal/cairn create-views --project field --schema reports
             """,
         subcommands: [
             AddProject.self, AddUser.self, SetPassword.self, Grant.self, SetSchema.self, SchemaCommand.self, SetClaims.self, Claims.self, Explain.self, Limits.self,
@@ -55,7 +56,7 @@ struct AdminCommand: AsyncParsableCommand {
             RemoveMember.self, RevokeSignIns.self, RemoveClient.self, ClientDiagnosticsCommand.self, Backup.self, Restore.self,
             AddServiceKey.self, ListServiceKeys.self, RevokeServiceKey.self, AddWebhook.self, ListWebhooks.self, WebhookStatus.self,
             RemoveWebhook.self,
-            ActionSecretCommand.self,
+            ActionSecretCommand.self, CreateViews.self,
         ])
 
     /// `--data` may come before the subcommand, as in `cairn admin --data DIR add-project NAME`.
