@@ -174,7 +174,13 @@ let package = Package(
         ),
         .testTarget(name: "CairnProtocolTests", dependencies: ["CairnProtocol", "CairnTesting"]),
         .testTarget(name: "CairnSQLTests", dependencies: ["CairnSQL", "CairnProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CairnTests", dependencies: ["Cairn", "CairnProtocol", "CairnServer", "CairnTesting"]),
+        .testTarget(
+            name: "CairnTests",
+            dependencies: [
+                "Cairn", "CairnProtocol", "CairnServer", "CairnTesting",
+                // Collections kept in PostgreSQL tables are written by other programs' SQL sessions in their tests.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]),
         .testTarget(name: "CairnToolTests", dependencies: ["cairn", "Cairn", "CairnProtocol", "CairnServer", "CairnTesting"]),
         .testTarget(
             name: "CairnServerTests",
