@@ -29,6 +29,7 @@ struct SchemaRoutes: ProjectRouteGroup {
         }
         routes.on(.put, "schema", requires: .admin) { request, context, caller in
             let schema = try await request.decodeBody(Schema.self, context: context, limit: 1 << 20)
+            try await access.checkTables(of: schema, replacing: try await access.schema(caller), context)
             let stored = try await admin.setSchema(project: caller.project, schema, migrate: false)
             if !stored.migrations.isEmpty {
                 // The stored records are migrated in pages behind the answer; until then reads and writes bring each

@@ -34,9 +34,13 @@ extension PostgresStorage {
             registered[collection] = nil
         }
         let steps = DataStep.resolve(schema.migrations, from: previous ?? Schema(collections: []))
+        let ownTables = Set(StorageTable.all.map(\.name)).union(Self.tablesNotCopied.keys)
         for collection in schema.collections {
             guard let text = collection.table else { continue }
             let table = try TableName(parsing: text)
+            guard table.schema != cairnSchema || !ownTables.contains(table.name) else {
+                throw ErrorBody.validation("table \(table) is one of Cairn's own: a collection cannot live in it", field: "table")
+            }
             let adopted = registered[collection.name] != table
             try await prepareTable(
                 table, for: collection, steps: adopted ? [] : steps, project: project, cairnSchema: cairnSchema, adopting: adopted,

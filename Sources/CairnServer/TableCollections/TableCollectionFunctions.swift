@@ -138,7 +138,9 @@ enum TableCollectionFunctions {
         END
         $body$
         """#,
-        // They run in other software's sessions too, whatever its search path: Cairn's schema is theirs.
+        // They run in other software's sessions too, whatever its search path: Cairn's schema is theirs. The two a
+        // table's triggers reach run with Cairn's rights (its own role owns them), so other software needs no rights
+        // on Cairn's tables; no one but Cairn may call the function that numbers changes directly.
         #"""
         DO $body$ BEGIN
             EXECUTE format('ALTER FUNCTION cairn_apply_table_changes(text, text, text[], jsonb[]) SET search_path = %I', current_schema());
@@ -146,6 +148,8 @@ enum TableCollectionFunctions {
             EXECUTE format('ALTER FUNCTION cairn_lock_table_project() SET search_path = %I', current_schema());
         END $body$
         """#,
+        "ALTER FUNCTION cairn_lock_table_project() SECURITY DEFINER",
+        "REVOKE EXECUTE ON FUNCTION cairn_apply_table_changes(text, text, text[], jsonb[]) FROM PUBLIC",
     ]
 
     /// The triggers on `records` that run `cairn_records_to_tables()`, made (again) whenever a table collection is

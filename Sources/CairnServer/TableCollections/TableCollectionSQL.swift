@@ -84,10 +84,18 @@ struct TableCollectionSQL: Sendable {
     var triggerFunction: String {
         let project = Self.literal(project), collection = Self.literal(collection)
         return """
-            CREATE OR REPLACE FUNCTION \(functionName)() RETURNS trigger LANGUAGE plpgsql
+            CREATE OR REPLACE FUNCTION \(functionName)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
             SET search_path = "\(cairnSchema)" AS $body$
+            DECLARE
+                refused text;
             BEGIN
                 IF current_setting('cairn.mirroring', true) = 'on' THEN RETURN NULL; END IF;
+                IF TG_OP <> 'DELETE' THEN
+                    SELECT \(refusal) INTO refused FROM cairn_new n WHERE \(refusedRow) LIMIT 1;
+                    IF refused IS NOT NULL THEN
+                        RAISE EXCEPTION '%', refused USING ERRCODE = 'check_violation';
+                    END IF;
+                END IF;
                 IF TG_OP = 'INSERT' THEN
                     PERFORM cairn_apply_table_changes(\(project), \(collection), array_agg(n.id ORDER BY n.id),
                         array_agg(\(document(of: "n")) ORDER BY n.id)) FROM cairn_new n;
@@ -106,6 +114,24 @@ struct TableCollectionSQL: Sendable {
                 RETURN NULL;
             END
             $body$
+            """
+    }
+
+    /// True for a row devices could not take: an id that is not a record id, or a required field left NULL.
+    var refusedRow: String {
+        (["n.id IS NULL OR n.id !~ '^[A-Za-z0-9_.:-]{1,128}$'"] + columns.filter(\.field.required).map { "n.\($0.quoted) IS NULL" })
+            .joined(separator: " OR ")
+    }
+
+    /// Why such a row is refused, in words.
+    var refusal: String {
+        let required = columns.filter(\.field.required).map {
+            "WHEN n.\($0.quoted) IS NULL THEN 'Cairn syncs \(table) as collection \(collection): column \($0.field.name) of row ' || n.id || ' is required'"
+        }
+        return """
+            CASE WHEN n.id IS NULL OR n.id !~ '^[A-Za-z0-9_.:-]{1,128}$' THEN 'Cairn syncs \(table) as collection \(collection): '
+                || 'id ' || coalesce(quote_literal(n.id), 'NULL') || ' is not a record id (1 to 128 of A-Z a-z 0-9 _ . : -)'
+            \(required.joined(separator: "\n")) END
             """
     }
 

@@ -49,10 +49,10 @@ struct TableColumn: Sendable, Hashable {
         acceptedTypes(for: type).contains(baseType(sqlType))
     }
 
-    /// `character varying(40)` without its modifier.
+    /// The type without its modifiers: `character varying(40)` is `character varying`, `timestamp(3) with time zone`
+    /// is `timestamp with time zone`.
     static func baseType(_ sqlType: String) -> String {
-        guard let open = sqlType.firstIndex(of: "(") else { return sqlType }
-        return String(sqlType[..<open])
+        sqlType.replacing(/\([0-9, ]*\)/, with: "")
     }
 
     /// The quoted column name.

@@ -30,6 +30,9 @@ struct TableConvergenceTests {
             let admin = harness.server.server.admin
             for user in ["alice", "bob"] { try await admin.setClaims(user: user, project: TableHarness.project, ["regions": ["north", "south"]]) }
             try await admin.setClaims(user: "carl", project: TableHarness.project, ["regions": ["north"]])
+            // The follower reads as an admin, whom the rules do not bind: its cursor sees every change.
+            try await admin.addUser("dave", password: TestServer.password)
+            try await admin.grant(user: "dave", project: TableHarness.project, role: .admin)
             let devices = [try await harness.client("alice"), try await harness.client("bob"), try await harness.client("carl")]
             let follower = Follower(harness: harness)
             var random = SeededRandom(seed: seed)
@@ -62,9 +65,22 @@ struct TableConvergenceTests {
                 let expected = name == "carl" ? table.filter { $0.value["region"] == "north" } : table
                 let local = try TableHarness.local(device, "items")
                 #expect(local == expected, "\(name) holds the table's rows it may read (seed \(seed)): \(Self.difference(local, expected))")
+                if local != expected {
+                    let ids = Set(local.keys).union(expected.keys).filter { local[$0] != expected[$0] }.map { "'\($0)'" }.joined(separator: ",")
+                    print("DEBUG records:", try await harness.value("SELECT string_agg(concat_ws(' ', id, version, updated_by, deleted, data, prior_version, prior_data), E'\\n') FROM records WHERE id IN (\(ids))") ?? "")
+                    print("DEBUG history:", try await harness.value("SELECT string_agg(concat_ws(' ', id, version, data, superseded_version), E'\\n' ORDER BY version) FROM record_history WHERE id IN (\(ids))") ?? "")
+                    print("DEBUG carl feed:", try await harness.feed("carl", "items").changes.filter { ids.contains("'\($0.id)'") })
+                }
             }
             let followed = await follower.state
             #expect(followed == table, "the follower's cursor rebuilt the table (seed \(seed)): \(Self.difference(followed, table))")
+            if followed != table {
+                let ids = Set(followed.keys).union(table.keys).filter { followed[$0] != table[$0] }.map { "'\($0)'" }.joined(separator: ",")
+                print("DEBUG records:", try await harness.value("SELECT string_agg(concat_ws(' ', id, version, updated_by, deleted, data, prior_version, prior_data), E'\\n') FROM records WHERE id IN (\(ids))") ?? "")
+                print("DEBUG history:", try await harness.value("SELECT string_agg(concat_ws(' ', id, version, data, superseded_version), E'\\n' ORDER BY version) FROM record_history WHERE id IN (\(ids))") ?? "")
+                print("DEBUG follower log:", await follower.log.filter { ids.contains("'\($0.id)'") }.map { "\($0.id)@\($0.version) deleted=\($0.deleted) gone=\($0.gone) by \($0.updatedBy ?? "?")" })
+                print("DEBUG follower pages:", await follower.pages)
+            }
             let repeats = await follower.repeats
             #expect(repeats.isEmpty, "no change reached the cursor twice (seed \(seed)): \(repeats)")
         }
@@ -137,12 +153,16 @@ actor Follower {
     private(set) var state: [String: [String: JSONValue]] = [:]
     private var seen: Set<String> = []
     private(set) var repeats: [String] = []
+    private(set) var log: [Change] = []
+    private(set) var pages: [String] = []
 
     init(harness: TableHarness) { self.harness = harness }
 
     /// Pulls to the end of the feed from where it was.
     func follow() async throws {
-        let page = try await harness.feed("alice", "items", since: cursor, limit: 3)
+        let page = try await harness.feed("dave", "items", since: cursor, limit: 3)
+        log += page.changes
+        pages.append("\(page.changes.map(\.version))")
         for change in page.changes {
             if !seen.insert("\(change.id)@\(change.version)").inserted { repeats.append("\(change.id)@\(change.version)") }
             state[change.id] = change.deleted || change.gone ? nil : change.data
