@@ -152,6 +152,8 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 // The webhook bench's receiver.
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The table collection bench writes with SQL as other software does.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // `cairn bench network` runs the sync through a shaped link.

@@ -79,13 +79,9 @@ public final class PostgresCluster: Sendable {
         do {
             let data = folder.appendingPathComponent("data").path
             try cluster.run("initdb", ["-D", data, "-U", "cairn", "-A", "trust", "--no-locale", "-E", "UTF8", "--no-sync"])
-            // A full server suite on PostgreSQL runs every test at once, each on a database of its own with its
-            // server's pool: 535 connections at its peak on a 2-core machine. PostgreSQL's default of 100 (or 400)
-            // made leases wait past their timeout there, so the cluster allows 1,000.
-            let options = "-p \(cluster.port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=1000"
             // pg_ctl must be given a wait: an hour, so a machine busy with a whole suite only makes it slower (a start
             // that took over a minute there failed a CI run); a test's time limit is the safety net.
-            try cluster.run("pg_ctl", ["-D", data, "-o", options, "-l", folder.appendingPathComponent("log").path, "-w", "-t", "3600", "start"])
+            try cluster.run("pg_ctl", ["-D", data, "-o", cluster.options, "-l", folder.appendingPathComponent("log").path, "-w", "-t", "3600", "start"])
             try cluster.run("createdb", ["-h", "127.0.0.1", "-p", "\(cluster.port)", "-U", "cairn", "cairn"])
         } catch {
             cluster.stop()
@@ -138,6 +134,21 @@ public final class PostgresCluster: Sendable {
         let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         guard status == 0 else { throw ClusterError("psql exited with \(status): \(text)") }
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The server's options: its port and socket folder, loopback only, and room for many connections (a full server
+    /// suite on PostgreSQL runs every test at once, each on a database of its own with its server's pool: 535
+    /// connections at its peak on a 2-core machine; PostgreSQL's default of 100, or 400, made leases wait past their
+    /// timeout there).
+    private var options: String {
+        "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=1000"
+    }
+
+    /// Restarts the database server as an operator would (`pg_ctl restart -m fast`): every connection is cut, and the
+    /// same data comes back on the same port.
+    public func restart() throws {
+        let data = folder.appendingPathComponent("data").path
+        try run("pg_ctl", ["-D", data, "-o", options, "-l", folder.appendingPathComponent("log").path, "-m", "fast", "-w", "-t", "3600", "restart"])
     }
 
     /// Stops the cluster at once and removes its folder.

@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Measure Cairn (build with -c release for real figures).",
         subcommands: [
             SyncBenchCommand.self, QueryBenchCommand.self, LiveBenchCommand.self, EncryptionBenchCommand.self, BackendBenchCommand.self,
-            EventsBenchCommand.self, RulesBenchCommand.self, TransportsBenchCommand.self, NetworkBenchCommand.self, WebhooksBenchCommand.self,
+            EventsBenchCommand.self, RulesBenchCommand.self, TransportsBenchCommand.self, NetworkBenchCommand.self, WebhooksBenchCommand.self, TablesBenchCommand.self,
         ],
         defaultSubcommand: SyncBenchCommand.self)
 }
