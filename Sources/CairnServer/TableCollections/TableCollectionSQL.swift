@@ -40,10 +40,12 @@ struct TableCollectionSQL: Sendable {
     /// fields of existing rows set (other columns left alone), rows that would not change not touched.
     var upsertSQL: String {
         let names = (["id"] + columns.map(\.quoted)).joined(separator: ", ")
-        let values = (["c.id"] + columns.map { $0.value(from: "c.data::jsonb") }).joined(separator: ", ")
+        // Each record's JSON parsed once, not once per column.
+        let values = (["c.id"] + columns.map { $0.value(from: "j.d") }).joined(separator: ", ")
         var sql = """
             INSERT INTO \(table.quoted) AS t (\(names))
-            SELECT \(values) FROM cairn_changed c WHERE c.project = $1 AND c.collection = $2 AND NOT c.deleted
+            SELECT \(values) FROM cairn_changed c, LATERAL (SELECT c.data::jsonb AS d) j
+            WHERE c.project = $1 AND c.collection = $2 AND NOT c.deleted
             """
         if columns.isEmpty {
             sql += " ON CONFLICT (id) DO NOTHING"

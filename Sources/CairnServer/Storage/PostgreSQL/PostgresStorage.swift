@@ -66,11 +66,30 @@ public final class PostgresStorage: ServerStorage {
         await close()
     }
 
-    /// Closes the pool's connections; later calls fail.
+    /// Closes the pool's connections; later calls fail. Waits for the pool to close for ``closeGrace`` at most:
+    /// after the database restarted under it, postgres-nio's pool can wait for ever on a connection the restart cut,
+    /// and a server must still stop (it logs that it stopped without waiting).
     public func close() async {
         running.cancel()
-        await running.value
+        let (closed, signal) = AsyncStream<Bool>.makeStream()
+        let running = self.running, timers = self.timers
+        Task {
+            await running.value
+            signal.yield(true)
+        }
+        let grace = Task {
+            try await timers.sleep(for: Self.closeGrace)
+            signal.yield(false)
+        }
+        for await done in closed {
+            if !done { logger.warning("the PostgreSQL pool did not close within \(Self.closeGrace); stopping without waiting for it") }
+            break
+        }
+        grace.cancel()
     }
+
+    /// How long ``close()`` waits for the pool's connections to close.
+    static let closeGrace = Duration.seconds(5)
 
     /// Runs `body` in a transaction on one pooled connection: committed when it returns, rolled back when it throws,
     /// and then its own error is thrown (postgres-nio wraps it with the transaction's other errors).
