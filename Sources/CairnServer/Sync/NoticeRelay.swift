@@ -16,7 +16,12 @@ struct NoticeRelay: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await channel.receive { [notifier] project, changes in await notifier.deliver(project: project, changes: changes) }
+                    // Shutdown does not wait for a channel that does not hear its cancellation (a connection the
+                    // database's restart cut).
+                    let listening = Task { [channel, notifier] in
+                        try await channel.receive { project, changes in await notifier.deliver(project: project, changes: changes) }
+                    }
+                    try await Abandonable.value(of: listening)
                 } catch {
                     if Task.isCancelled { return }
                     logger.warning("live notices from other instances stopped; reconnecting", metadata: ["error": "\(error)"])

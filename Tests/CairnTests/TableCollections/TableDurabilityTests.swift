@@ -48,7 +48,7 @@ struct TableDurabilityTests {
         let url = try cluster.makeDatabase()
         try await TableHarness.with(schema: Self.schema, url: url) { first in
             let second = try await TestServer.start { $0.postgresURL = url }
-            try await withCleanup({ await second.stop() }) {
+            try await withCleanup({ await TableHarness.stop(second) }) {
                 let harness2 = TableHarness(server: second, url: url)
                 let alice = try await first.client("alice"), bob = try await harness2.client("bob")
                 let progress = Progress()
@@ -135,16 +135,39 @@ struct TableDurabilityTests {
         (error as? PSQLError)?.serverInfo?[.message] ?? "\(error)"
     }
 
-    /// Runs `body` until it succeeds, for work a database restart may cut (each failure is at once: the database is
-    /// down or a connection was cut).
-    static func retrying(_ body: () async throws -> Void) async throws {
+    /// Runs `body` until it succeeds, for work a database restart may cut. Each attempt that has no answer within
+    /// 15 s is left behind and made again: a connection opened while the database restarts can wait for ever.
+    static func retrying(_ body: @escaping @Sendable () async throws -> Void) async throws {
         for attempt in 1...200 {
-            do {
-                return try await body()
-            } catch where attempt < 200 {
-                try await Task.sleep(for: .milliseconds(50))
+            switch await Self.attempt(body) {
+            case .success: return
+            case .failure(let error) where attempt == 200: throw error
+            case .failure: try await Task.sleep(for: .milliseconds(50))
             }
         }
+    }
+
+    /// One attempt of `body`, or a failure when it has not ended within 15 s (it is cancelled and left to end alone).
+    static func attempt(_ body: @escaping @Sendable () async throws -> Void) async -> Result<Void, any Error> {
+        let (outcomes, outcome) = AsyncStream<Result<Void, any Error>>.makeStream()
+        let work = Task {
+            do {
+                try await body()
+                outcome.yield(.success(()))
+            } catch {
+                outcome.yield(.failure(error))
+            }
+        }
+        let timer = Task {
+            try await Task.sleep(for: .seconds(15))
+            outcome.yield(.failure(CancellationError()))
+        }
+        defer {
+            work.cancel()
+            timer.cancel()
+        }
+        for await result in outcomes { return result }
+        return .failure(CancellationError())
     }
 }
 
@@ -156,4 +179,3 @@ actor Progress {
         while steps < count { try? await Task.sleep(for: .milliseconds(10)) }
     }
 }
-

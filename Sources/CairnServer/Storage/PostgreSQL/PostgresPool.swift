@@ -31,21 +31,17 @@ final class PostgresPool: Sendable {
     var inUse: Int { busy.load(ordering: .relaxed) }
 
     /// Runs one statement on a pooled connection (released when its rows are read); fails with `unavailable` when
-    /// the statement has neither a connection nor a first answer within three lease timeouts.
+    /// the statement has neither a connection nor a first answer within three lease timeouts. The statement is then
+    /// cancelled and left to end on its own: a connection the database's restart cut can keep postgres-nio waiting
+    /// for ever, and neither the request nor the server's shutdown may wait with it.
     @discardableResult
     func query(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
         busy.add(1, ordering: .relaxed)
         defer { busy.subtract(1, ordering: .relaxed) }
-        let client = self.client, timeout = leaseTimeout * 3, timers = self.timers
-        return try await withThrowingTaskGroup(of: PostgresRowSequence?.self) { group in
-            group.addTask { try await client.query(query, logger: logger) }
-            group.addTask {
-                try await timers.sleep(for: timeout)
-                throw ErrorBody(code: .unavailable, message: "PostgreSQL did not answer within \(timeout); the database cannot be reached")
-            }
-            defer { group.cancelAll() }
-            guard let rows = try await group.next() ?? nil else { throw CancellationError() }
-            return rows
+        let client = self.client, timeout = leaseTimeout * 3
+        let work = Task { try await client.query(query, logger: logger) }
+        return try await Abandonable.value(of: work, within: timeout, timers: timers) {
+            ErrorBody(code: .unavailable, message: "PostgreSQL did not answer within \(timeout); the database cannot be reached")
         }
     }
 

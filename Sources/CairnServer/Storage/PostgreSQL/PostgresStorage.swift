@@ -71,21 +71,14 @@ public final class PostgresStorage: ServerStorage {
     /// and a server must still stop (it logs that it stopped without waiting).
     public func close() async {
         running.cancel()
-        let (closed, signal) = AsyncStream<Bool>.makeStream()
-        let running = self.running, timers = self.timers
-        Task {
-            await running.value
-            signal.yield(true)
+        let running = self.running
+        do {
+            try await Abandonable.value(of: Task { await running.value }, within: Self.closeGrace, timers: timers) {
+                ErrorBody(code: .unavailable, message: "the PostgreSQL pool did not close within \(Self.closeGrace)")
+            }
+        } catch {
+            logger.warning("stopping without waiting for the PostgreSQL pool", metadata: ["error": "\(error)"])
         }
-        let grace = Task {
-            try await timers.sleep(for: Self.closeGrace)
-            signal.yield(false)
-        }
-        for await done in closed {
-            if !done { logger.warning("the PostgreSQL pool did not close within \(Self.closeGrace); stopping without waiting for it") }
-            break
-        }
-        grace.cancel()
     }
 
     /// How long ``close()`` waits for the pool's connections to close.
