@@ -13,7 +13,7 @@ public struct TableName: Sendable, Hashable, CustomStringConvertible {
     /// Schemas Cairn never puts a collection in: PostgreSQL's own.
     static let reservedSchemas: Set<String> = ["pg_catalog", "information_schema", "pg_toast"]
 
-    /// Reads `SCHEMA.NAME`; `validation_failed` naming `collections` when it is not one.
+    /// Reads `SCHEMA.NAME`; `validation_failed` naming the field `table` when it is not one.
     public init(parsing text: String) throws(ErrorBody) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2, parts.allSatisfy(Self.isIdentifier) else {

@@ -35,7 +35,7 @@ struct TableConvergenceTests {
             try await admin.grant(user: "dave", project: TableHarness.project, role: .admin)
             let devices = [try await harness.client("alice"), try await harness.client("bob"), try await harness.client("carl")]
             let follower = Follower(harness: harness)
-            var random = SeededRandom(seed: seed)
+            var random = SeededGenerator(seed: seed)
             for round in 0..<5 {
                 let sessionSeeds = (0..<3).map { _ in random.next() }
                 let deviceSeeds = devices.map { _ in random.next() }
@@ -95,7 +95,7 @@ struct TableConvergenceTests {
 
     /// One SQL session: a few transactions of random inserts, updates, deletes and COPYs, a quarter rolled back.
     static func sqlSession(_ harness: TableHarness, seed: UInt64, name: String) async throws {
-        var random = SeededRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         try await harness.sql(searchPath: "erp") { connection in
             for transaction in 0..<3 {
                 try await connection.query("BEGIN", logger: TableHarness.logger)
@@ -131,7 +131,7 @@ struct TableConvergenceTests {
 
     /// One device: a few random local writes (creates, patches, deletes of what it holds), then a sync.
     static func deviceRound(_ device: CairnClient, seed: UInt64, name: String, regions: [String]) async throws {
-        var random = SeededRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         for _ in 0..<random.int(1...4) {
             let held = try device.records(Query("items")).map(\.id).sorted()
             switch random.int(0...3) {
@@ -178,19 +178,12 @@ actor Follower {
     }
 }
 
-/// SplitMix64: a seeded generator, so a failing seed can be run again.
-struct SeededRandom: Sendable {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
-    var bool: Bool { mutating get { next() % 2 == 0 } }
-    var regionText: String { mutating get { next() % 2 == 0 ? "north" : "south" } }
+/// The draws the test makes, from the suite's seeded generator (``SeededGenerator``), so a failing seed can be run
+/// again.
+extension SeededGenerator {
+    init(seed: UInt64) { self.init(state: seed) }
+    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+    var bool: Bool { mutating get { Bool.random(using: &self) } }
+    var regionText: String { mutating get { bool ? "north" : "south" } }
     var region: JSONValue { mutating get { .string(regionText) } }
 }
