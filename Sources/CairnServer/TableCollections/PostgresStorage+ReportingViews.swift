@@ -16,8 +16,7 @@ extension PostgresStorage {
                 field: "schema")
         }
         return try await Self.transaction(client, logger: logger) { connection in
-            let cairnSchema = try await connection.query("SELECT current_schema()::text", logger: logger).decode(String.self)
-                .first(where: { _ in true }) ?? "public"
+            let cairnSchema = try await Self.cairnSchema(connection, logger: logger)
             let views = ReportingViews(project: project, schema: schema, viewSchema: viewSchema, cairnSchema: cairnSchema)
             _ = try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(viewSchema)\""), logger: logger)
             var old: [String] = []

@@ -13,8 +13,7 @@ extension PostgresStorage {
     func applyTableCollections(
         _ connection: PostgresConnection, project: String, previous: Schema?, schema: Schema, logger: Logger
     ) async throws {
-        let cairnSchema = try await connection.query("SELECT current_schema()::text", logger: logger).decode(String.self)
-            .first(where: { _ in true }) ?? "public"
+        let cairnSchema = try await Self.cairnSchema(connection, logger: logger)
         var registered: [String: TableName] = [:]
         for try await (collection, tableSchema, tableName) in try await connection.query(
             "SELECT collection, table_schema, table_name FROM table_collections WHERE project = \(project)", logger: logger
@@ -95,6 +94,11 @@ extension PostgresStorage {
         binds.append(collection.name)
         try await connection.query(PostgresQuery(unsafeSQL: sql.exportRecords, binds: binds), logger: logger)
         try await run("SELECT set_config('cairn.mirroring', '', true)")
+    }
+
+    /// The PostgreSQL schema Cairn's own tables are in (the connection's current schema).
+    static func cairnSchema(_ connection: PostgresConnection, logger: Logger) async throws -> String {
+        try await connection.query("SELECT current_schema()::text", logger: logger).decode(String.self).first(where: { _ in true }) ?? "public"
     }
 
     /// A column of an existing table: its type (`format_type`) and whether a row must give it a value.

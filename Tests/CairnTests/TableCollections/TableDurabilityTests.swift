@@ -149,35 +149,12 @@ struct TableDurabilityTests {
     /// 15 s is left behind and made again: a connection opened while the database restarts can wait for ever.
     static func retrying(_ body: @escaping @Sendable () async throws -> Void) async throws {
         for attempt in 1...200 {
-            switch await Self.attempt(body) {
+            switch await TableHarness.attempt(within: .seconds(15), body) {
             case .success: return
             case .failure(let error) where attempt == 200: throw error
             case .failure: try await Task.sleep(for: .milliseconds(50))
             }
         }
-    }
-
-    /// One attempt of `body`, or a failure when it has not ended within 15 s (it is cancelled and left to end alone).
-    static func attempt(_ body: @escaping @Sendable () async throws -> Void) async -> Result<Void, any Error> {
-        let (outcomes, outcome) = AsyncStream<Result<Void, any Error>>.makeStream()
-        let work = Task {
-            do {
-                try await body()
-                outcome.yield(.success(()))
-            } catch {
-                outcome.yield(.failure(error))
-            }
-        }
-        let timer = Task {
-            try await Task.sleep(for: .seconds(15))
-            outcome.yield(.failure(CancellationError()))
-        }
-        defer {
-            work.cancel()
-            timer.cancel()
-        }
-        for await result in outcomes { return result }
-        return .failure(CancellationError())
     }
 }
 

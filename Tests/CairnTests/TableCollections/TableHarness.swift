@@ -45,23 +45,34 @@ struct TableHarness: Sendable {
     /// PostgreSQL whose database restarted under it can wait for ever to stop (with or without table collections:
     /// a known fault of the shutdown, not what these tests check), and a test must not hang on it.
     static func stop(_ server: TestServer) async {
-        let (stopped, signal) = AsyncStream<Bool>.makeStream()
-        Task {
-            await server.stop()
-            signal.yield(true)
+        if case .failure = await attempt(within: .seconds(60), { await server.stop() }) {
+            print("a server on PostgreSQL did not stop within 60 s after its database restarted; its data directory is removed without it")
+            try? FileManager.default.removeItem(at: server.directory)
+        }
+    }
+
+    /// `body`'s outcome, or a failure when it has not ended within `limit` (it is cancelled and left to end alone):
+    /// for work a database restart can keep waiting for ever.
+    static func attempt(within limit: Duration, _ body: @escaping @Sendable () async throws -> Void) async -> Result<Void, any Error> {
+        let (outcomes, outcome) = AsyncStream<Result<Void, any Error>>.makeStream()
+        let work = Task {
+            do {
+                try await body()
+                outcome.yield(.success(()))
+            } catch {
+                outcome.yield(.failure(error))
+            }
         }
         let timer = Task {
-            try await Task.sleep(for: .seconds(60))
-            signal.yield(false)
+            try await Task.sleep(for: limit)
+            outcome.yield(.failure(CancellationError()))
         }
-        defer { timer.cancel() }
-        for await done in stopped {
-            if !done {
-                print("a server on PostgreSQL did not stop within 60 s after its database restarted; its data directory is removed without it")
-                try? FileManager.default.removeItem(at: server.directory)
-            }
-            return
+        defer {
+            work.cancel()
+            timer.cancel()
         }
+        for await result in outcomes { return result }
+        return .failure(CancellationError())
     }
 
     /// An SDK client signed in as `user`, its store in memory.

@@ -249,13 +249,15 @@ struct SyncBenchmark {
 
     /// Makes a new project of the bench schema in the PostgreSQL database at `url`, with the writer `bench`
     /// (made, or given `password`); returns the project's name.
-    static func preparePostgres(url: String, prefix: String, password: String) async throws -> String {
+    static func preparePostgres(
+        url: String, prefix: String, password: String, schema: (_ project: String) -> Schema = { _ in Self.schema }
+    ) async throws -> String {
         let project = prefix + "_" + UUID().uuidString.prefix(8).lowercased()
         let storage = try await ServerBackend.postgres(url: url).open().storage
         defer { Task { try? await storage.close() } }
         let admin = ServerAdmin(storage: storage)
         try await admin.addProject(project)
-        try await admin.setSchema(project: project, schema)
+        try await admin.setSchema(project: project, schema(project))
         if try await storage.user(named: "bench") == nil {
             try await admin.addUser("bench", password: password)
         } else {

@@ -64,29 +64,17 @@ struct TablesBenchmark {
 
     /// A new project with both collections, and `cairn serve --postgres` on it.
     private func start() async throws -> (ServerProcess, String, String) {
-        let project = "tables_" + UUID().uuidString.prefix(8).lowercased()
-        let table = "bench_tables.\(project)"
-        let storage = try await ServerBackend.postgres(url: postgresURL).open().storage
-        let admin = ServerAdmin(storage: storage)
-        do {
-            try await admin.addProject(project)
-            try await admin.setSchema(project: project, Schema(collections: [
+        let project = try await SyncBenchmark.preparePostgres(url: postgresURL, prefix: "tables", password: password) { project in
+            Schema(collections: [
                 CollectionSchema(name: "items", fields: SyncBenchmark.fields, conflictPolicy: .mergeFields),
-                CollectionSchema(name: "table_items", fields: SyncBenchmark.fields, conflictPolicy: .mergeFields, table: table),
-            ]))
-            if try await storage.user(named: "bench") == nil {
-                try await admin.addUser("bench", password: password)
-            } else {
-                try await admin.setPassword("bench", password: password)
-            }
-            try await admin.grant(user: "bench", project: project, role: .writer)
-            try? await storage.close()
-        } catch {
-            try? await storage.close()
-            throw error
+                CollectionSchema(name: "table_items", fields: SyncBenchmark.fields, conflictPolicy: .mergeFields, table: Self.table(of: project)),
+            ])
         }
-        return (try ServerProcess(storage: ["--postgres", postgresURL]), project, table)
+        return (try ServerProcess(storage: ["--postgres", postgresURL]), project, Self.table(of: project))
     }
+
+    /// The table of `project`'s table collection.
+    static func table(of project: String) -> String { "bench_tables.\(project)" }
 
     /// Median milliseconds from a change to its arrival in the store of a `cairn sync --watch` child: by SQL on the
     /// table, and by an HTTP batch on the ordinary collection, alternately.
