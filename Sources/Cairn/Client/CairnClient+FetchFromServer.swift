@@ -20,7 +20,7 @@ extension CairnClient {
             throw CairnError.invalid("\(collection) is local-only: it has no server copy")
         }
         _ = try store.table(collection)
-        let body = try await api.changes(collection: collection, since: nil, limit: 1, filter: .condition("id", .eq, .string(id)))
+        let body = try await api.changes(collection: collection, since: nil, limit: 1, filter: .condition("id", .eq, .string(id))).body
         let change = try await store.offPool { store in
             let change = try store.scan(body, collection: collection).changes.first { $0.id == id && !$0.removed }
             try store.applyFetched(change, collection: collection, id: id)
@@ -70,7 +70,7 @@ extension CairnClient {
         var since: String?
         while true {
             try Task.checkCancellation()
-            let body = try await api.changes(collection: collection.name, since: since, limit: configuration.pageSize, filter: query.filter)
+            let body = try await api.changes(collection: collection.name, since: since, limit: configuration.pageSize, filter: query.filter).body
             let page = try await scratch.offPool { scratch in
                 let page = try scratch.scan(body, collection: collection.name)
                 _ = try scratch.apply(page, to: .feed(collection: collection.name))

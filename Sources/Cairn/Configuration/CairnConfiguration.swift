@@ -83,8 +83,9 @@ public struct CairnConfiguration: Sendable {
     /// batch the server refuses. An operation larger than this goes alone; a change set goes whole.
     public var batchBytes: Int = 2 << 20
     /// Records per downloaded page (1...10000). Two pages are in memory during a pull (the one written, the one
-    /// arriving): the default keeps a first sync of a million records of about 500 bytes under 64 MB, and on slow
-    /// links the next page is asked for while one arrives, so larger pages gain little.
+    /// arriving): the default keeps a first sync of a million records of about 500 bytes under 64 MB. The next page
+    /// is asked for while one arrives; on a link whose round trip is long beside a page's transfer (satellite, a far
+    /// server), pages grow past this size, up to 10,000, until each keeps the link busy for two round trips.
     public var pageSize: Int = Self.defaultPageSize
     /// The default ``pageSize``.
     public static let defaultPageSize = 2000

@@ -51,26 +51,26 @@ struct RemoteAPI: Sendable {
         return (try decode(Schema.self, response), response.header("ETag"))
     }
 
-    /// One page of the changes feed, as the raw JSON body (the store applies it in SQL). `next` is told the cursor of
-    /// the page after this one as soon as the answer's head names it (`Cairn-Cursor`, with `Cairn-Has-More: true`),
-    /// before the body arrived.
+    /// One page of the changes feed, as the raw JSON body (the store applies it in SQL), with the times it took.
+    /// `next` is told the cursor of the page after this one as soon as the answer's head names it (`Cairn-Cursor`,
+    /// with `Cairn-Has-More: true`), before the body arrived.
     func changes(
         collection: String, since: String?, limit: Int, filter: Filter?, next: (@Sendable (String) -> Void)? = nil
-    ) async throws -> Data {
+    ) async throws -> PageArrival {
         var query = ["limit=\(limit)"]
         if let since { query.append("since=\(PercentEncoding.encode(since))") }
         if let filter { query.append("where=\(PercentEncoding.encode(String(decoding: try CairnJSON.encode(filter), as: UTF8.self)))") }
         let path = "/v1/projects/\(project)/collections/\(collection)/changes?" + query.joined(separator: "&")
-        var head: (@Sendable (Int, [(String, String)]) -> Void)?
-        if let next {
-            head = { status, headers in
-                guard status == 200, TransportResponse.header(CairnHeader.hasMore, in: headers) == "true",
-                    let cursor = TransportResponse.header(CairnHeader.cursor, in: headers)
-                else { return }
-                next(cursor)
-            }
+        let timing = PageArrival.Timing()
+        let head: @Sendable (Int, [(String, String)]) -> Void = { status, headers in
+            timing.headArrived(serverTiming: TransportResponse.header(CairnHeader.serverTiming, in: headers))
+            guard let next, status == 200, TransportResponse.header(CairnHeader.hasMore, in: headers) == "true",
+                let cursor = TransportResponse.header(CairnHeader.cursor, in: headers)
+            else { return }
+            next(cursor)
         }
-        return try await send(method: "GET", path: path, head: head).body
+        let body = try await send(method: "GET", path: path, head: head).body
+        return timing.arrived(body)
     }
 
     func batch(_ operations: [PendingOperation]) async throws -> [ScannedResult] {

@@ -22,7 +22,7 @@ struct PageRequest: Sendable, Hashable {
 /// Where pulled pages come from: the collection's changes feed (``FeedSource``) or a download query
 /// (``DownloadQuerySource``); a server-built snapshot or a change of the user's data rules would be another.
 ///
-/// The engine's one pull loop (``SyncEngine/pull(from:pageSize:into:)``) asks a source for its next request from the
+/// The engine's one pull loop (``SyncEngine/pull(from:pages:into:)``) asks a source for its next request from the
 /// stored cursors, downloads the page, and applies it through the store's one apply path
 /// (``LocalStore/apply(_:to:)``), which moves the request's cursor in the same transaction.
 protocol PageSource: Sendable {

@@ -15,7 +15,8 @@ extension SyncEngine {
     /// Pulls each collection: from its feed, or, for a collection pulled through download queries, from each query in
     /// turn, then sweeps the records no query holds (once all have pulled) and notes the collection pulled.
     func pull(_ collections: [String]?, onlyQueries: [String: Set<String>] = [:], into summary: inout SyncSummary) async throws {
-        let pageSize = min(max(configuration.pageSize, 1), 10_000)
+        // One sizer for the whole pull: what one collection's pages showed of the link holds for the next.
+        let pages = PageSizer(base: configuration.pageSize)
         for target in try await pullTargets(collections, only: onlyQueries) {
             let name = target.collection
             let (firstPullDone, queries) = try await store.offPool { store in
@@ -27,14 +28,14 @@ extension SyncEngine {
             if let queries {
                 for query in queries where target.queries?.contains(query.name) ?? true {
                     await status.update { $0.downloadQueries[query.name] = CollectionProgress(firstPullCompleted: query.firstPullDone) }
-                    guard try await pull(from: DownloadQuerySource(name: query.name, collection: name), pageSize: pageSize, into: &summary) else {
+                    guard try await pull(from: DownloadQuerySource(name: query.name, collection: name), pages: pages, into: &summary) else {
                         continue
                     }
                     await status.update { $0.downloadQueries[query.name, default: CollectionProgress()].firstPullCompleted = true }
                 }
                 try await store.offPool { try DownloadQueryStore(store: $0).finishPull(name) }
             } else {
-                try await pull(from: FeedSource(collection: name), pageSize: pageSize, into: &summary)
+                try await pull(from: FeedSource(collection: name), pages: pages, into: &summary)
             }
             await status.update { $0.collections[name, default: CollectionProgress()].firstPullCompleted = true }
             if !firstPullDone { await status.emit(.firstPullCompleted(collection: name)) }
@@ -44,13 +45,14 @@ extension SyncEngine {
     /// The one pull loop: pulls `source` page by page until its last page. Each page and its cursor commit together,
     /// so an interruption costs at most one page; the next page downloads and is read while this one is written; one
     /// `410 cursor_expired` starts the source over. The store's work runs on its own queue, off the cooperative pool.
+    /// Pages are as large as `pages` says: larger on links with long round trips.
     ///
     /// - Returns: false when the source had nothing to pull (a download query deleted meanwhile).
     @discardableResult
-    func pull(from source: some PageSource, pageSize: Int, into summary: inout SyncSummary) async throws -> Bool {
+    func pull(from source: some PageSource, pages: PageSizer, into summary: inout SyncSummary) async throws -> Bool {
         var expiredOnce = false
         await beginDownloadProgress()
-        let pipeline = PagePipeline { [self] request, pipeline in fetchPage(request, limit: pageSize, pipeline: pipeline) }
+        let pipeline = PagePipeline { [self] request, pipeline in fetchPage(request, pages: pages, pipeline: pipeline) }
         defer { pipeline.close() }
         while true {
             try Task.checkCancellation()
@@ -92,15 +94,21 @@ extension SyncEngine {
     /// page after it is asked for as soon as this answer's head names its cursor. Reading is CPU work without locks or
     /// disk waits, so it stays on the cooperative pool: a queue of its own added threads whose malloc arenas raised the
     /// client's peak memory by 10-15 MB (`cairn bench`), for no speed.
-    nonisolated func fetchPage(_ request: PageRequest, limit: Int, pipeline: PagePipeline) -> Task<PulledPage, any Error> {
+    ///
+    /// Its size is what `pages` says when it is asked for; what it took to arrive then sizes the pages after it.
+    nonisolated func fetchPage(_ request: PageRequest, pages: PageSizer, pipeline: PagePipeline) -> Task<PulledPage, any Error> {
         Task { [api, store] in
             let collection = request.cursor.collection
-            let body = try await api.changes(collection: collection, since: request.since, limit: limit, filter: request.filter) { cursor in
-                pipeline.prefetch(request.next(cursor: cursor))
+            let arrival = try await api.changes(collection: collection, since: request.since, limit: pages.limit, filter: request.filter) {
+                cursor in pipeline.prefetch(request.next(cursor: cursor))
             }
             // Decompressing and reading are two slices of CPU work: the app's tasks get a cooperative thread between them.
             await Task.yield()
-            return try store.scan(body, collection: collection)
+            let page = try store.scan(arrival.body, collection: collection)
+            if let headWait = arrival.headWait, let bodyTime = arrival.bodyTime {
+                pages.observe(records: page.changes.count, headWait: headWait, serverTime: arrival.serverTime, body: bodyTime)
+            }
+            return page
         }
     }
 }

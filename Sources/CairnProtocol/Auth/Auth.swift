@@ -163,4 +163,10 @@ public enum CairnHeader {
     public static let preferenceApplied = "Preference-Applied"
     /// The preference value of ``prefer`` and ``preferenceApplied``.
     public static let returnMinimal = "return=minimal"
+    /// W3C `Server-Timing` of a changes page: `feed;dur=MILLISECONDS`, how long the server took to read the page
+    /// before its head left. A client subtracts it from the wait for the head to learn the link's round trip, and
+    /// sizes its next pages so that their bodies keep the link busy for longer than a round trip.
+    public static let serverTiming = "Server-Timing"
+    /// The ``serverTiming`` metric name of a changes page.
+    public static let feedTimingMetric = "feed"
 }

@@ -18,6 +18,8 @@ extension HTTPField.Name {
     static let cairnCursor = HTTPField.Name(CairnHeader.cursor)!
     /// `Cairn-Has-More`: whether another changes page follows, in its head.
     static let cairnHasMore = HTTPField.Name(CairnHeader.hasMore)!
+    /// `Server-Timing`: how long the server took to read a changes page (`feed;dur=MILLISECONDS`).
+    static let serverTiming = HTTPField.Name(CairnHeader.serverTiming)!
     /// `Referrer-Policy`: what the browser tells other sites about the page a request came from.
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 }

@@ -28,6 +28,7 @@ struct ChangesRoutes: ProjectRouteGroup {
                 let empty = FeedRows(rows: [], hasMore: false, purgedThrough: 0, head: 0)
                 return Response.jsonBytes(ChangesFeed.body(empty, cursor: cursor, schemaVersion: schema.version, schemaNumber: translator.number))
             }
+            let started = ContinuousClock.now
             var changes = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
             let translator = try await evolution.translator(project: caller.project, current: schema, requested: requested)
             changes.filter = changes.filter.map { translator.incoming($0, collection: collection.name) }
@@ -37,7 +38,13 @@ struct ChangesRoutes: ProjectRouteGroup {
                 now: clock.now(), translator: translator)
             metrics.pulled(page.records)
             // The cursor in the head too, so the next page can be asked for while this one's body travels.
-            return Response.jsonBytes(page.body, headers: [.cairnCursor: page.cursor.token, .cairnHasMore: page.hasMore ? "true" : "false"])
+            // And the time the page took here, so the client can tell the link's round trip from the server's work.
+            return Response.jsonBytes(
+                page.body,
+                headers: [
+                    .cairnCursor: page.cursor.token, .cairnHasMore: page.hasMore ? "true" : "false",
+                    .serverTiming: ServerTiming.header(CairnHeader.feedTimingMetric, since: started),
+                ])
         }
         routes.on(.get, "collections/:collection/view-as", requires: .admin, action: "Viewing as another user") { request, context, caller in
             let (schema, collection) = try await access.collection(caller, context)
