@@ -69,10 +69,11 @@ public struct Fixture: Sendable {
 
     /// One page of the changes feed as `user`.
     public func pull(
-        _ user: String, _ collection: String, since: String? = nil, limit: Int? = nil, filter: Filter? = nil
+        _ user: String, _ collection: String, since: String? = nil, limit: Int? = nil, filter: Filter? = nil, own: String? = nil
     ) async throws -> HTTPReply {
         var query: [String] = []
         if let since { query.append("since=\(Self.encode(since))") }
+        if let own { query.append("own=\(Self.encode(own))") }
         if let limit { query.append("limit=\(limit)") }
         if let filter { query.append("where=\(Self.encode(String(decoding: try CairnJSON.encode(filter), as: UTF8.self)))") }
         let path = "/v1/projects/\(Self.project)/collections/\(collection)/changes" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
@@ -81,12 +82,12 @@ public struct Fixture: Sendable {
 
     /// Follows the feed from `since` until `hasMore` is false; returns every change and the last cursor.
     public func pullAll(
-        _ user: String, _ collection: String, since: String? = nil, limit: Int? = nil, filter: Filter? = nil
+        _ user: String, _ collection: String, since: String? = nil, limit: Int? = nil, filter: Filter? = nil, own: String? = nil
     ) async throws -> (changes: [Change], cursor: String) {
         var cursor = since
         var changes: [Change] = []
         while true {
-            let reply = try await pull(user, collection, since: cursor, limit: limit, filter: filter)
+            let reply = try await pull(user, collection, since: cursor, limit: limit, filter: filter, own: own)
             guard reply.status == 200 else {
                 throw (try? reply.decode(ErrorEnvelope.self).error) ?? ErrorBody(code: .internalError, message: "pull answered \(reply.status)")
             }

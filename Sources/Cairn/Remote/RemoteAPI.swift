@@ -53,12 +53,14 @@ struct RemoteAPI: Sendable {
 
     /// One page of the changes feed, as the raw JSON body (the store applies it in SQL), with the times it took.
     /// `next` is told the cursor of the page after this one as soon as the answer's head names it (`Cairn-Cursor`,
-    /// with `Cairn-Has-More: true`), before the body arrived.
+    /// with `Cairn-Has-More: true`), before the body arrived. `own` lists the versions of the store's own writes,
+    /// whose states the feed need not send back.
     func changes(
-        collection: String, since: String?, limit: Int, filter: Filter?, next: (@Sendable (String) -> Void)? = nil
+        collection: String, since: String?, limit: Int, filter: Filter?, own: VersionRanges? = nil, next: (@Sendable (String) -> Void)? = nil
     ) async throws -> PageArrival {
         var query = ["limit=\(limit)"]
         if let since { query.append("since=\(PercentEncoding.encode(since))") }
+        if let own, !own.isEmpty { query.append("own=\(own.text)") }
         if let filter { query.append("where=\(PercentEncoding.encode(String(decoding: try CairnJSON.encode(filter), as: UTF8.self)))") }
         let path = "/v1/projects/\(project)/collections/\(collection)/changes?" + query.joined(separator: "&")
         let timing = PageArrival.Timing()

@@ -36,6 +36,7 @@ enum LocalMigrations {
             try QueuedActionTable.createV9(db)
             try ActionResultTable.createV9(db)
         }
+        migrator.registerMigration("v10-own-versions", migrate: CollectionStateTable.addOwnVersionsV10)
         return migrator
     }
 }

@@ -8,6 +8,10 @@ extension LocalStore {
     /// statement per collection; the others, one by one.
     func acknowledge(_ db: Database, _ applied: [(PendingOperation, ScannedResult)]) throws {
         guard !applied.isEmpty else { return }
+        // The states these writes committed are the store's: the next pull need not bring them back.
+        var own: [String: [Int64]] = [:]
+        for (operation, result) in applied { if let version = result.version { own[operation.collection, default: []].append(version) } }
+        try collectionStates.noteOwn(db, versions: own)
         var dates = DateTextCache()
         // A create or update commits exactly the local data: only the sync columns change, unless the record has
         // other changes or a pull brought a newer server state (the statement leaves those rows alone).

@@ -17,6 +17,8 @@ struct PulledPage: Sendable {
     var bytes: Int
     /// How many records the snapshot holds, on a snapshot's first page (for the time-left estimate).
     var total: Int? = nil
+    /// The versions of own writes its request said the store holds: forgotten once the feed's end is reached.
+    var sentOwn: VersionRanges? = nil
 }
 
 /// The cursor a pulled page moves, and with it what its source keeps besides the collection's rows. Every source of
@@ -82,6 +84,8 @@ extension LocalStore {
             try collectionStates.endResync(db, name)
         }
         try collectionStates.commit(db, name, cursor: page.cursor, hasMore: page.hasMore, at: date)
+        // The end of the feed is past every own write the pull was told of.
+        if !page.hasMore, let sent = page.sentOwn?.highest { try collectionStates.forgetOwn(db, name, through: sent) }
     }
 
     /// The `(id, version)` pairs of the server states this replica holds, for ``CollectionDigest``.

@@ -12,6 +12,8 @@ struct CollectionPullState: Sendable, Hashable {
     var needsPull: Bool
     /// True while a fresh snapshot replaces the local records.
     var resyncing: Bool
+    /// The versions of the store's own accepted writes not yet pulled past (``CollectionStateTable/noteOwn(_:versions:)``).
+    var own: VersionRanges? = nil
 }
 
 /// The download state of each collection (`cairn_collections`: its pull cursor, whether a pull is due or under way)
@@ -42,12 +44,13 @@ struct CollectionStateTable: StoreTable {
     /// The download state of `collection` (a collection never seen needs a pull).
     func state(_ db: Database, _ collection: String) throws -> CollectionPullState {
         guard let row = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT cursor, first_pull_done, needs_pull, resyncing FROM cairn_collections WHERE name = ?"),
+            db.cachedStatement(sql: "SELECT cursor, first_pull_done, needs_pull, resyncing, own_versions FROM cairn_collections WHERE name = ?"),
             arguments: [collection])
         else {
             return CollectionPullState(cursor: nil, firstPullDone: false, needsPull: true, resyncing: false)
         }
-        return CollectionPullState(cursor: row[0], firstPullDone: row[1], needsPull: row[2], resyncing: row[3])
+        return CollectionPullState(
+            cursor: row[0], firstPullDone: row[1], needsPull: row[2], resyncing: row[3], own: (row[4] as String?).flatMap { VersionRanges(text: $0) })
     }
 
     /// Starts keeping the state of `collection`, if not already kept.

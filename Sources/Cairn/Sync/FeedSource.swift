@@ -6,8 +6,10 @@ import Foundation
 struct FeedSource: PageSource {
     let collection: String
 
+    /// From the stored cursor, leaving out the states of the store's own writes (a snapshot lists every record).
     func nextRequest(_ store: LocalStore) throws -> PageRequest? {
-        PageRequest(cursor: .feed(collection: collection), since: try store.pullStates.state(collection).cursor, filter: nil)
+        let state = try store.pullStates.state(collection)
+        return PageRequest(cursor: .feed(collection: collection), since: state.cursor, filter: nil, own: state.cursor == nil ? nil : state.own)
     }
 
     func restart(after request: PageRequest, _ store: LocalStore) throws {

@@ -1,12 +1,14 @@
 import CairnProtocol
 import Foundation
 
-/// A request for one page: the cursor it moves, where the feed continues (`nil`: a fresh snapshot), and the filter
-/// of the records it selects.
+/// A request for one page: the cursor it moves, where the feed continues (`nil`: a fresh snapshot), the filter
+/// of the records it selects, and the versions of the store's own writes the feed may leave out.
 struct PageRequest: Sendable, Hashable {
     var cursor: PageCursor
     var since: String?
     var filter: Filter?
+    /// The versions of this store's accepted writes (sent as `own=`): their states are not sent back.
+    var own: VersionRanges? = nil
 
     /// The request of the page that follows `page` from the same source.
     func next(after page: PulledPage) -> PageRequest { next(cursor: page.cursor) }

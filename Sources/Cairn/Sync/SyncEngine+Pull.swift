@@ -99,12 +99,13 @@ extension SyncEngine {
     nonisolated func fetchPage(_ request: PageRequest, pages: PageSizer, pipeline: PagePipeline) -> Task<PulledPage, any Error> {
         Task { [api, store] in
             let collection = request.cursor.collection
-            let arrival = try await api.changes(collection: collection, since: request.since, limit: pages.limit, filter: request.filter) {
-                cursor in pipeline.prefetch(request.next(cursor: cursor))
-            }
+            let arrival = try await api.changes(
+                collection: collection, since: request.since, limit: pages.limit, filter: request.filter, own: request.own
+            ) { cursor in pipeline.prefetch(request.next(cursor: cursor)) }
             // Decompressing and reading are two slices of CPU work: the app's tasks get a cooperative thread between them.
             await Task.yield()
-            let page = try store.scan(arrival.body, collection: collection)
+            var page = try store.scan(arrival.body, collection: collection)
+            page.sentOwn = request.own
             if let headWait = arrival.headWait, let bodyTime = arrival.bodyTime {
                 pages.observe(records: page.changes.count, headWait: headWait, serverTime: arrival.serverTime, body: bodyTime)
             }

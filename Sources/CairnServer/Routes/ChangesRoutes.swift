@@ -29,7 +29,8 @@ struct ChangesRoutes: ProjectRouteGroup {
                 return Response.jsonBytes(ChangesFeed.body(empty, cursor: cursor, schemaVersion: schema.version, schemaNumber: translator.number))
             }
             let started = ContinuousClock.now
-            var changes = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
+            var changes = try ChangesRequest(
+                since: query.get("since"), limit: query.get("limit"), where: query.get("where"), own: query.get("own"))
             let translator = try await evolution.translator(project: caller.project, current: schema, requested: requested)
             changes.filter = changes.filter.map { translator.incoming($0, collection: collection.name) }
             let page = try await feed.page(

@@ -84,6 +84,12 @@ struct ChangesFeed: Sendable {
             throw Self.expired("this cursor is older than the retention horizon of the states data rules judge it by")
         }
         let cursor = FeedCursor.after(start, rows: rows).signed(with: key, for: reader)
+        // The caller's own writes, whose states it holds already, stay out of a pull of changes (after the cursor
+        // moved past them): only a state committed at one of those versions is left out, never anyone else's. A
+        // snapshot (and a catch-up after the reader's rules changed) lists every record it holds, own ones too.
+        if start.snapshotHigh == nil, let own = request.own, !own.isEmpty {
+            rows.rows.removeAll { own.contains($0.version) && ($0.deleted || $0.matchesFilter) }
+        }
         // A snapshot's first page says how many records the snapshot holds, so clients can estimate the time left.
         let total: Int? = request.cursor != nil ? nil
             : rows.hasMore ? try await storage.liveCount(project: project, collection: collection, filter: selection.filter, limit: nil) : rows.rows.count

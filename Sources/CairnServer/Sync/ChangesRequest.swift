@@ -1,10 +1,10 @@
 import CairnProtocol
 
-/// A page request of the changes feed, read from the query's `since`, `limit` and `where`; a bad value is
+/// A page request of the changes feed, read from the query's `since`, `limit`, `where` and `own`; a bad value is
 /// `validation_failed` naming the parameter (or the filter's field).
 ///
 /// ```swift
-/// let request = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"))
+/// let request = try ChangesRequest(since: query.get("since"), limit: query.get("limit"), where: query.get("where"), own: query.get("own"))
 /// ```
 struct ChangesRequest: Sendable {
     /// Default and largest page sizes.
@@ -16,14 +16,18 @@ struct ChangesRequest: Sendable {
     var limit: Int
     /// The download query, not yet checked against the schema.
     var filter: Filter?
+    /// The versions the caller's own writes committed at: with a cursor, the records whose latest state is one of
+    /// them are left out (the caller holds them), unless they come as `gone`.
+    var own: VersionRanges?
 
-    init(cursor: FeedCursor?, limit: Int = defaultLimit, filter: Filter? = nil) {
+    init(cursor: FeedCursor?, limit: Int = defaultLimit, filter: Filter? = nil, own: VersionRanges? = nil) {
         self.cursor = cursor
         self.limit = limit
         self.filter = filter
+        self.own = own
     }
 
-    init(since: String?, limit: String?, where filterText: String?) throws(ErrorBody) {
+    init(since: String?, limit: String?, where filterText: String?, own ownText: String? = nil) throws(ErrorBody) {
         var pageLimit = Self.defaultLimit
         if let limit {
             guard let value = Int(limit), (1...Self.maximumLimit).contains(value) else {
@@ -44,6 +48,14 @@ struct ChangesRequest: Sendable {
                 throw .validation("where is not a valid filter: \(error)", field: "where")
             }
         }
-        self.init(cursor: cursor, limit: pageLimit, filter: filter)
+        var own: VersionRanges?
+        if let ownText {
+            guard let ranges = VersionRanges(text: ownText) else {
+                throw .validation(
+                    "own must list versions and ranges of versions, such as 1001-2000,2005 (at most \(VersionRanges.maximumCount))", field: "own")
+            }
+            own = ranges
+        }
+        self.init(cursor: cursor, limit: pageLimit, filter: filter, own: own)
     }
 }
