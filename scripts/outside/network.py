@@ -6,12 +6,14 @@ byte-counting TCP proxy of its own, under `/usr/bin/time -v`. In the same run, p
 `synchronous=FULL`, `executemany` in one transaction) inserts the same rows: typed columns and the whole JSON.
 
 Then it queues up to 100,000 records offline in a second store (`cairn put`, 1000 per call) and times their push
-(`cairn sync`), again under `/usr/bin/time -v`.
+(`cairn sync`, which pushes then pulls), again under `/usr/bin/time -v` and through a second counting proxy.
 
 It checks that:
 - the sync brings every record (the store's count, through `cairn query`);
 - the bytes the server sent are at most 0.25x the same pages as plain JSON (fetched once without `Accept-Encoding`);
 - the client's peak resident memory is under 64 MB, for the first sync and for the push;
+- the push's sync does not download the store's own records again: it pulls 0 and downloads at most 5% of the bytes
+  it uploads;
 - the server's peak resident memory (VmHWM, over its whole life, the records' creation included) is under 200 MB;
 and prints the sync's and the push's rates as ratios to the SQLite rate measured beside them.
 
@@ -178,14 +180,14 @@ def sqlite_floor(directory, records):
 
 
 def timed_cairn(cairn_path, *args):
-    """Runs `cairn ARGS` under /usr/bin/time -v; returns (seconds, peak resident kB)."""
+    """Runs `cairn ARGS` under /usr/bin/time -v; returns (seconds, peak resident kB, its output)."""
     start = time.monotonic()
     timed = subprocess.run(["/usr/bin/time", "-v", cairn_path] + list(args), capture_output=True, text=True, timeout=3600,
                            env=dict(os.environ, CAIRN_PASSWORD=PASSWORD))
     seconds = time.monotonic() - start
     if timed.returncode != 0:
         raise SystemExit("FAILED: cairn %s exited %d:\n%s%s" % (" ".join(args), timed.returncode, timed.stdout, timed.stderr))
-    return seconds, int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", timed.stderr).group(1))
+    return seconds, int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", timed.stderr).group(1)), timed.stdout
 
 
 def server_peak_kb(process):
@@ -228,7 +230,7 @@ def main():
 
         proxy = CountingProxy(int(base.rsplit(":", 1)[1]))
         store = os.path.join(work, "field.sqlite")
-        seconds, peak_kb = timed_cairn(cairn_path, "sync", "--store", store, "--server", "http://127.0.0.1:%d" % proxy.port,
+        seconds, peak_kb, _ = timed_cairn(cairn_path, "sync", "--store", store, "--server", "http://127.0.0.1:%d" % proxy.port,
                                        "--project", "bench", "--user", "field")
         counted = cairn("query", "--store", store, "--collection", "items", "--count").strip().splitlines()[-1]
         floor = sqlite_floor(work, records)
@@ -245,14 +247,22 @@ def main():
 
         pushed = min(records, 100_000)
         writer = os.path.join(work, "writer.sqlite")
-        cairn("sync", "--store", writer, "--server", base, "--project", "bench", "--user", "field")
+        writer_proxy = CountingProxy(int(base.rsplit(":", 1)[1]))
+        cairn("sync", "--store", writer, "--server", "http://127.0.0.1:%d" % writer_proxy.port, "--project", "bench", "--user", "field")
         print("queueing %d records offline with cairn put" % pushed)
         for start in range(0, pushed, 1000):
             pairs = []
             for index in range(start, min(start + 1000, pushed)):
                 pairs += ["new-%d" % index, json.dumps(record(records + index))]
             cairn("put", "--store", writer, "items", *pairs)
-        push_seconds, push_peak_kb = timed_cairn(cairn_path, "sync", "--store", writer)
+        up_before, down_before = writer_proxy.upstream, writer_proxy.downstream
+        push_seconds, push_peak_kb, push_output = timed_cairn(cairn_path, "sync", "--store", writer)
+        push_up, push_down = writer_proxy.upstream - up_before, writer_proxy.downstream - down_before
+        writer_proxy.close()
+        print("the push's sync: %d bytes up, %d bytes down (%.4f of up): %s"
+              % (push_up, push_down, push_down / push_up, push_output.strip().splitlines()[-1] if push_output.strip() else ""))
+        check(re.search(r"\bpulled 0\b", push_output) is not None, "the push's sync pulls none of its own records", "pulled 0", push_output)
+        check(push_down <= 0.05 * push_up, "the push's sync downloads at most 5% of what it uploads", "<= %d" % (0.05 * push_up), push_down)
         push_rate = pushed / push_seconds
         status, page = call(base, "GET", "/v1/projects/bench/collections/items/digest", bearer=token)
         print("cairn sync pushed %d queued records in %.2f s (%.0f records/s; %.2f of the SQLite rate); client peak %.1f MB"
@@ -268,6 +278,7 @@ def main():
                    "sqliteRowsPerSecond": round(floor), "syncToSQLiteRatio": round(rate / floor, 3),
                    "clientPeakRSSBytes": peak_kb * 1024, "pushed": pushed, "pushSeconds": round(push_seconds, 2),
                    "pushToSQLiteRatio": round(push_rate / floor, 3), "pushClientPeakRSSBytes": push_peak_kb * 1024,
+                   "pushBytesUp": push_up, "pushBytesDown": push_down,
                    "serverPeakRSSBytes": server_kb * 1024}
         if as_json:
             print(json.dumps(figures))
