@@ -87,6 +87,11 @@ public struct CairnConfiguration: Sendable {
     /// is asked for while one arrives; on a link whose round trip is long beside a page's transfer (satellite, a far
     /// server), pages grow past this size, up to 10,000, until each keeps the link busy for two round trips.
     public var pageSize: Int = Self.defaultPageSize
+    /// Whether pages may grow past ``pageSize`` on links whose round trip is long beside a page's transfer (default
+    /// true): the SDK learns the round trip from each page's head and the server's `Server-Timing`, and asks for up to
+    /// 10,000 records a page, with two pages downloading ahead, so the link never waits on a round trip. False keeps
+    /// every page at ``pageSize`` (tests that count pages, apps that need a fixed memory bound).
+    public var adaptsPageSize = true
     /// The default ``pageSize``.
     public static let defaultPageSize = 2000
     /// How conflicts are settled (default: field-level merge, the server winning fields changed on both sides).

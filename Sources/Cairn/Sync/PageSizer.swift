@@ -28,15 +28,26 @@ final class PageSizer: Sendable {
 
     /// The configured page size: the smallest page asked for.
     let base: Int
+    /// False: pages stay at ``base`` whatever the link (``CairnConfiguration/adaptsPageSize``).
+    let adapts: Bool
     private let state: Mutex<State>
 
-    init(base: Int) {
+    init(base: Int, adapts: Bool = true) {
         self.base = min(max(base, 1), Self.largest)
+        self.adapts = adapts
         state = Mutex(State(limit: self.base))
     }
 
     /// The records to ask for in the next page.
     var limit: Int { state.withLock { $0.limit } }
+
+    /// How many pages the pull may have downloading ahead of the one it writes: two on a link whose round trip is
+    /// not negligible (the link keeps carrying a page while the device writes another), else one (memory stays at
+    /// two pages).
+    var pagesAhead: Int {
+        guard let roundTrip, roundTrip >= Self.negligibleRoundTrip else { return 1 }
+        return 2
+    }
 
     /// The link's round trip as measured so far, if any page told the server's time.
     var roundTrip: Duration? { state.withLock { $0.roundTrip } }
@@ -45,7 +56,7 @@ final class PageSizer: Sendable {
     /// said it spent `serverTime` (`nil` when it did not say: nothing is learnt), and its body took `body` after the
     /// head.
     func observe(records: Int, headWait: Duration, serverTime: Duration?, body: Duration) {
-        guard let serverTime, records > 0 else { return }
+        guard adapts, let serverTime, records > 0 else { return }
         let trip = max(headWait - serverTime, .zero)
         state.withLock { state in
             let roundTrip = min(state.roundTrip ?? trip, trip)

@@ -16,7 +16,7 @@ extension SyncEngine {
     /// turn, then sweeps the records no query holds (once all have pulled) and notes the collection pulled.
     func pull(_ collections: [String]?, onlyQueries: [String: Set<String>] = [:], into summary: inout SyncSummary) async throws {
         // One sizer for the whole pull: what one collection's pages showed of the link holds for the next.
-        let pages = PageSizer(base: configuration.pageSize)
+        let pages = PageSizer(base: configuration.pageSize, adapts: configuration.adaptsPageSize)
         for target in try await pullTargets(collections, only: onlyQueries) {
             let name = target.collection
             let (firstPullDone, queries) = try await store.offPool { store in
@@ -52,7 +52,7 @@ extension SyncEngine {
     func pull(from source: some PageSource, pages: PageSizer, into summary: inout SyncSummary) async throws -> Bool {
         var expiredOnce = false
         await beginDownloadProgress()
-        let pipeline = PagePipeline { [self] request, pipeline in fetchPage(request, pages: pages, pipeline: pipeline) }
+        let pipeline = PagePipeline(depth: { pages.pagesAhead }) { [self] request, pipeline in fetchPage(request, pages: pages, pipeline: pipeline) }
         defer { pipeline.close() }
         while true {
             try Task.checkCancellation()

@@ -102,7 +102,10 @@ struct CancelTests {
             try await alice.sync()
             // Two pages of ten pass; the third page's request waits for the test.
             let gate = GatedSyncTransport(holding: "/changes", after: 2)
-            let bob = try await fixture.client("bob", network: SwitchableTransport(inner: gate)) { $0.pageSize = 10 }
+            let bob = try await fixture.client("bob", network: SwitchableTransport(inner: gate)) {
+                $0.pageSize = 10
+                $0.adaptsPageSize = false
+            }
 
             let starter = Task { try await bob.pull(["notes"]) }
             try await waitUntil {
@@ -214,7 +217,10 @@ struct TransferEstimateTests {
             #expect(pushed.contains { $0.done > 0 && $0.done < 100 && $0.timeLeft != nil })
             #expect(await alice.status().upload == nil, "no estimate once the run ended")
 
-            let bob = try await fixture.client("bob", network: SwitchableTransport(inner: SlowSyncTransport())) { $0.pageSize = 10 }
+            let bob = try await fixture.client("bob", network: SwitchableTransport(inner: SlowSyncTransport())) {
+                $0.pageSize = 10
+                $0.adaptsPageSize = false
+            }
             let downloads = Task {
                 var seen: [TransferEstimate] = []
                 for await status in await bob.statusUpdates() {

@@ -60,7 +60,10 @@ struct LiveQueryTests {
         let fixture = try await Fixture.start()
         try await withCleanup({ await fixture.stop() }) {
             let alice = try await fixture.client("alice")
-            let bob = try await fixture.client("bob") { $0.pageSize = 10 }
+            let bob = try await fixture.client("bob") {
+                $0.pageSize = 10
+                $0.adaptsPageSize = false
+            }
             try await bob.sync()
             for index in 0..<50 { try alice.create("notes", id: String(format: "n-%03d", index), data: ["title": .string("\(index)")]) }
             try await alice.sync()

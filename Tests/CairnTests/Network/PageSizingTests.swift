@@ -20,6 +20,8 @@ struct PageSizingTests {
         // A body that came with its head: any page arrives at once, so the largest.
         sizer.observe(records: 2400, headWait: .milliseconds(80), serverTime: .milliseconds(20), body: .zero)
         #expect(sizer.limit == PageSizer.largest)
+        // The link keeps carrying a page while the device writes another.
+        #expect(sizer.pagesAhead == 2)
     }
 
     @Test("the round trip is the smallest seen: a page queued behind another's body does not count its wait")
@@ -38,6 +40,7 @@ struct PageSizingTests {
         sizer.observe(records: 500, headWait: .milliseconds(300), serverTime: nil, body: .zero)
         sizer.observe(records: 0, headWait: .milliseconds(300), serverTime: .zero, body: .zero)
         #expect(sizer.limit == 500)
+        #expect(sizer.pagesAhead == 1)
         #expect(PageSizer(base: 50_000).limit == PageSizer.largest)
         #expect(PageSizer(base: 0).limit == 1)
     }

@@ -64,6 +64,7 @@ struct PullPipeliningTests {
                     serverURL: link.baseURL, project: Fixture.project, device: "slow-link",
                     credentials: .password(user: "bob", password: TestServer.password), store: .inMemory)
                 configuration.pageSize = 1000
+                configuration.adaptsPageSize = false
                 let reader = try await CairnClient.open(configuration, transport: timeline)
                 #expect(try await reader.pull(["notes"]).pulled == 3000)
 

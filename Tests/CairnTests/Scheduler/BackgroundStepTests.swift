@@ -19,7 +19,10 @@ struct BackgroundStepTests {
             }
             // Two pages of 50 pass; the third page's request waits for the test.
             let gate = GatedSyncTransport(holding: "/logs/changes", after: 2)
-            let bob = try await fixture.client("bob", network: SwitchableTransport(inner: gate)) { $0.pageSize = 50 }
+            let bob = try await fixture.client("bob", network: SwitchableTransport(inner: gate)) {
+                $0.pageSize = 50
+                $0.adaptsPageSize = false
+            }
             try bob.create("notes", id: "from-bob", data: ["title": "queued"])
 
             // Cancelled from outside (an expiration handler) in the middle of the pull: it ends at the next page boundary
@@ -44,6 +47,7 @@ struct BackgroundStepTests {
             let other = try await fixture.client("alice", network: SwitchableTransport(inner: held)) {
                 $0.clock = clock
                 $0.pageSize = 50
+                $0.adaptsPageSize = false
             }
             let limited = Task { await other.backgroundSync(timeLimit: .milliseconds(100)) }
             // The step's timer is armed for the limit (on a store file the lease's keeper sleeps on this clock too).
