@@ -5,10 +5,10 @@ import PackageDescription
 let nonApple: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
 
 /// `CAIRN_APPLE_EMULATION=1` when the manifest is read builds the package as Apple platforms get it, on Linux: the
-/// SDK links no AsyncHTTPClient and every target is compiled with the `CAIRN_APPLE_EMULATION` condition, so code
+/// SDK links no AsyncHTTPClient and every target of Cairn's is compiled with the `CAIRN_APPLE_EMULATION` condition, so code
 /// guarded by `#if canImport(Darwin) || CAIRN_APPLE_EMULATION` (the one spelling of "the SDK's transport is
-/// URLSession") takes its Apple branch. CI builds this way into `.build-apple`, so a use of AsyncHTTPClient that
-/// would break the Apple build breaks here.
+/// URLSession") takes its Apple branch. CI builds this way last, in `.build` (the dependencies carry no condition, so
+/// those built already are reused), so a use of AsyncHTTPClient that would break the Apple build breaks here.
 let appleEmulation = Context.environment["CAIRN_APPLE_EMULATION"] == "1"
 
 /// The SDK's AsyncHTTPClient and NIO, linked only where it uses them.
