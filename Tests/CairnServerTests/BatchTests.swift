@@ -308,7 +308,7 @@ struct BatchTests {
         }
     }
 
-    @Test("Prefer: return=minimal leaves out only the data of writes committed exactly as sent")
+    @Test("Prefer: return=minimal leaves out only the data and opId of writes committed exactly as sent")
     func minimalAnswers() async throws {
         let fixture = try await Fixture.start()
         try await withCleanup({ await fixture.stop() }) {
@@ -332,6 +332,9 @@ struct BatchTests {
             // (merged) and the conflict (the current state): whole.
             #expect(results[0]["record"]?["data"] == nil)
             #expect(results[0]["record"]?["version"] == 2)
+            // Committed as sent: its place in the results says which operation it answers, so no opId either.
+            #expect(results[0]["opId"] == nil)
+            #expect(results[1]["opId"] != nil && results[2]["opId"] != nil && results[3]["opId"] != nil)
             #expect(results[1]["record"]?["data"] == ["title": "with a null"])
             #expect(results[2]["record"]?["data"] == ["title": "there", "done": true])
             #expect(results[3]["current"]?["data"] == ["title": "there", "done": true])

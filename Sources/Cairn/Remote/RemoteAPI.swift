@@ -86,10 +86,17 @@ struct RemoteAPI: Sendable {
         } catch {
             throw CairnError.badResponse("the batch answer could not be read: \(error)", cause: error)
         }
-        guard results.count == operations.count, zip(results, operations).allSatisfy({ $0.opId == $1.opId }) else {
+        // A minimal answer's applied write leaves out its opId: results come in the order of the operations.
+        guard results.count == operations.count,
+            zip(results, operations).allSatisfy({ $0.opId == $1.opId || ($0.opId.isEmpty && $0.status == .applied) })
+        else {
             throw CairnError.badResponse("the batch results do not match the operations sent")
         }
-        return results
+        return zip(results, operations).map { result, operation in
+            var result = result
+            result.opId = operation.opId
+            return result
+        }
     }
 
     func digest(collection: String) async throws -> DigestResponse {

@@ -8,8 +8,9 @@ extension OperationResult {
     ///   - record: the committed state, when `applied`.
     ///   - current: the server's state, when `conflict`.
     ///   - error: why, when `rejected`.
+    /// A `nil` `opId` leaves the member out (a minimal answer's applied write: results come in request order).
     package static func write(
-        opId: String, status: OperationStatus, record: RecordText?, current: RecordText?, error: ErrorBody?, into bytes: inout [UInt8]
+        opId: String?, status: OperationStatus, record: RecordText?, current: RecordText?, error: ErrorBody?, into bytes: inout [UInt8]
     ) {
         bytes.append(UInt8(ascii: "{"))
         var first = true
@@ -25,6 +26,7 @@ extension OperationResult {
                     bytes.appendMember(names[index], first: &first)
                     error.jsonValue.write(into: &bytes)
                 case .opId:
+                    guard let opId else { continue }
                     bytes.appendMember(names[index], first: &first)
                     JSONValue.writeString(opId, into: &bytes)
                 case .record:

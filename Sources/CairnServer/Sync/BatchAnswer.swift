@@ -36,11 +36,13 @@ struct BatchAnswer: Sendable {
     }
 
     /// The JSON text sent back: the remembered text, whole unless `minimal` (`Prefer: return=minimal`) and the write
-    /// committed the data as sent; an older build's translated answer as it is.
+    /// committed the data as sent, which is then answered without its data and without its `opId` (results come in
+    /// request order: the client knows which operation it answers); an older build's translated answer as it is.
     func text(minimal: Bool) -> String {
         if let translatedText { return translatedText }
-        guard !minimal, let leftOut, let record = result.record else { return storedText }
-        return Self.appliedText(opId: result.opId, record: record, dataText: leftOut.dataText, updatedAt: leftOut.updatedAt)
+        guard let leftOut, let record = result.record else { return storedText }
+        return Self.appliedText(
+            opId: minimal ? nil : result.opId, record: record, dataText: minimal ? nil : leftOut.dataText, updatedAt: leftOut.updatedAt)
     }
 
     /// The answer to an opId remembered already: the first answer when the operation is the same (by fingerprint),
@@ -77,7 +79,7 @@ struct BatchAnswer: Sendable {
 
     /// The JSON of an `applied` result, assembled around data text already made; without `dataText`, the record has
     /// no `data` member.
-    static func appliedText(opId: String, record: Record, dataText: String?, updatedAt: String) -> String {
+    static func appliedText(opId: String?, record: Record, dataText: String?, updatedAt: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity((dataText?.utf8.count ?? 0) + 160)
         let text = RecordText(

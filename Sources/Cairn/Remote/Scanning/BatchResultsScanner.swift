@@ -83,8 +83,9 @@ enum BatchResultsScanner {
                 try scanner.skipValue()
             }
         }
-        guard let opId, let status else { throw scanner.fail("a result lacks its opId or status") }
-        result.opId = opId
+        // A minimal answer's applied write has no opId (its place in the results says which operation it answers).
+        guard let status, opId != nil || status == .applied else { throw scanner.fail("a result lacks its opId or status") }
+        result.opId = opId ?? ""
         result.status = status
         switch status {
         case .applied: guard result.version != nil else { throw scanner.fail("an applied result lacks its record") }
