@@ -308,7 +308,7 @@ struct BatchTests {
         }
     }
 
-    @Test("Prefer: return=minimal leaves out only the data and opId of writes committed exactly as sent")
+    @Test("Prefer: return=minimal leaves out only the data of writes committed exactly as sent, results=positional their opId too")
     func minimalAnswers() async throws {
         let fixture = try await Fixture.start()
         try await withCleanup({ await fixture.stop() }) {
@@ -332,9 +332,8 @@ struct BatchTests {
             // (merged) and the conflict (the current state): whole.
             #expect(results[0]["record"]?["data"] == nil)
             #expect(results[0]["record"]?["version"] == 2)
-            // Committed as sent: its place in the results says which operation it answers, so no opId either.
-            #expect(results[0]["opId"] == nil)
-            #expect(results[1]["opId"] != nil && results[2]["opId"] != nil && results[3]["opId"] != nil)
+            // An SDK that predates results=positional matches results by opId: it keeps getting them.
+            #expect(results.allSatisfy { $0["opId"] != nil })
             #expect(results[1]["record"]?["data"] == ["title": "with a null"])
             #expect(results[2]["record"]?["data"] == ["title": "there", "done": true])
             #expect(results[3]["current"]?["data"] == ["title": "there", "done": true])
@@ -347,6 +346,17 @@ struct BatchTests {
             let other = try await send("return=representation")
             #expect(other.header("Preference-Applied") == nil)
             #expect(other.json?["results"]?.arrayValue?.first?["record"]?["data"] == ["title": "as sent", "done": false])
+
+            // results=positional beside it: a write committed as sent is answered by its place, without its opId.
+            let fresh = [op(.create, "notes", "p1", ["title": "as sent"]), op(.create, "notes", "n0", ["title": "taken"])]
+            let positional = try await fixture.http.send(
+                .POST, "/v1/projects/\(Fixture.project)/batch", token: fixture.tokens["alice"],
+                body: CairnJSON.encode(BatchRequest(operations: fresh)), headers: ["Prefer": "return=minimal, results=positional"])
+            #expect(positional.header("Preference-Applied") == "return=minimal, results=positional")
+            let answered = try #require(positional.json?["results"]?.arrayValue)
+            #expect(answered[0] == ["status": "applied", "record": answered[0]["record"]!])
+            #expect(answered[0]["record"]?["data"] == nil && answered[0]["record"]?["id"] == "p1")
+            #expect(answered[1]["opId"]?.stringValue == fresh[1].opId && answered[1]["status"] == "conflict")
         }
     }
 }

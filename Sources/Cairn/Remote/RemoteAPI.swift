@@ -79,14 +79,15 @@ struct RemoteAPI: Sendable {
         let body = Data(PendingOperation.batchBody(operations))
         // The data of writes committed as sent stays out of the answer: the queue has it.
         let response = try await send(
-            method: "POST", path: "/v1/projects/\(project)/batch", body: body, headers: [(CairnHeader.prefer, CairnHeader.returnMinimal)])
+            method: "POST", path: "/v1/projects/\(project)/batch", body: body, headers: [(CairnHeader.prefer, "\(CairnHeader.returnMinimal), \(CairnHeader.positionalResults)")])
         let results: [ScannedResult]
         do {
             results = try response.body.withUnsafeBytes { raw in try BatchResultsScanner.scan(raw.bindMemory(to: UInt8.self)) }
         } catch {
             throw CairnError.badResponse("the batch answer could not be read: \(error)", cause: error)
         }
-        // A minimal answer's applied write leaves out its opId: results come in the order of the operations.
+        // With results=positional, a minimal answer's applied write leaves out its opId: results come in the order of
+        // the operations.
         guard results.count == operations.count,
             zip(results, operations).allSatisfy({ $0.opId == $1.opId || ($0.opId.isEmpty && $0.status == .applied) })
         else {

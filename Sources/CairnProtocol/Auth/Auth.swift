@@ -163,6 +163,9 @@ public enum CairnHeader {
     public static let preferenceApplied = "Preference-Applied"
     /// The preference value of ``prefer`` and ``preferenceApplied``.
     public static let returnMinimal = "return=minimal"
+    /// The preference a client adds to ``returnMinimal`` when it matches results to operations by their place: a
+    /// minimal answer then leaves out the opIds of writes committed as sent too.
+    public static let positionalResults = "results=positional"
     /// W3C `Server-Timing` of a changes page: `feed;dur=MILLISECONDS`, how long the server took to read the page
     /// before its head left. A client subtracts it from the wait for the head to learn the link's round trip, and
     /// sizes its next pages so that their bodies keep the link busy for longer than a round trip.

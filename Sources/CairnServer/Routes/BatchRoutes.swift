@@ -18,11 +18,13 @@ struct BatchRoutes: ProjectRouteGroup {
                 throw ErrorBody.tooLarge("A batch holds at most \(maximumOperations) operations; split it")
             }
             let minimal = ReturnPreference.asksForMinimal(request.headers[values: .prefer])
+            let positional = minimal && ReturnPreference.asksForPositionalResults(request.headers[values: .prefer])
             let outcome = try await batches.push(
                 batch, caller: caller, now: clock.now(),
-                schemaNumber: try SchemaEvolution.requestedNumber(request.headers[.cairnSchemaVersion]), minimalAnswers: minimal)
-            return Response.jsonBytes(
-                Self.body(outcome.resultTexts), headers: minimal ? [.preferenceApplied: CairnHeader.returnMinimal] : [:])
+                schemaNumber: try SchemaEvolution.requestedNumber(request.headers[.cairnSchemaVersion]), minimalAnswers: minimal,
+                positionalAnswers: positional)
+            let applied = positional ? "\(CairnHeader.returnMinimal), \(CairnHeader.positionalResults)" : CairnHeader.returnMinimal
+            return Response.jsonBytes(Self.body(outcome.resultTexts), headers: minimal ? [.preferenceApplied: applied] : [:])
         }
     }
 

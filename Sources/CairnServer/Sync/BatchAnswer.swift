@@ -36,11 +36,13 @@ struct BatchAnswer: Sendable {
     }
 
     /// The JSON text sent back: the remembered text, whole unless `minimal` (`Prefer: return=minimal`) and the write
-    /// committed the data as sent, which is then answered without its data and without its `opId` (results come in
-    /// request order: the client knows which operation it answers); an older build's translated answer as it is.
-    func text(minimal: Bool) -> String {
+    /// committed the data as sent, which is then answered without its data, and with `positional`
+    /// (`results=positional`: the client matches results to operations by their place) without its `opId` too; an
+    /// older build's translated answer as it is.
+    func text(minimal: Bool, positional: Bool = false) -> String {
         if let translatedText { return translatedText }
         guard let leftOut, let record = result.record else { return storedText }
+        if minimal && !positional { return storedText }
         return Self.appliedText(
             opId: minimal ? nil : result.opId, record: record, dataText: minimal ? nil : leftOut.dataText, updatedAt: leftOut.updatedAt)
     }

@@ -30,15 +30,17 @@ struct BatchService: Sendable {
         self.metrics = metrics
     }
 
-    /// A writer's push: ``apply(_:project:schema:user:now:writeGuard:hiddenFiles:schemaNumber:minimalAnswers:)``
+    /// A writer's push: ``apply(_:project:schema:user:now:writeGuard:hiddenFiles:schemaNumber:minimalAnswers:positionalAnswers:)``
     /// bound by the caller's data rules (what it may write, the files it may not read), counted in the metrics.
-    func push(_ batch: BatchRequest, caller: ProjectAccess, now: Date, schemaNumber: Int?, minimalAnswers: Bool) async throws -> BatchOutcome {
+    func push(
+        _ batch: BatchRequest, caller: ProjectAccess, now: Date, schemaNumber: Int?, minimalAnswers: Bool, positionalAnswers: Bool = false
+    ) async throws -> BatchOutcome {
         let schema = try await access.schema(caller)
         let outcome = try await apply(
             batch, project: caller.project, schema: schema, user: caller.user, now: now,
             writeGuard: try await access.writeGuard(caller, schema: schema, collections: Set(batch.operations.map(\.collection))),
             hiddenFiles: try await access.hiddenFiles(FileReferences.ids(batch.operations, schema: schema), caller),
-            schemaNumber: schemaNumber, minimalAnswers: minimalAnswers)
+            schemaNumber: schemaNumber, minimalAnswers: minimalAnswers, positionalAnswers: positionalAnswers)
         metrics?.pushed(outcome.results)
         return outcome
     }
@@ -49,11 +51,13 @@ struct BatchService: Sendable {
     /// - Parameter schemaNumber: the schema number the caller's app build was made for (`Cairn-Schema-Version`;
     ///   `nil`: the current one): its operations are translated to the current shape and its answers back, and a
     ///   number below the project's minimum is `426 upgrade_required`. An operation's own `schemaVersion` overrides it.
+    /// - Parameter positionalAnswers: the client's `Prefer: results=positional` beside `return=minimal`: such a write
+    ///   is answered without its opId too.
     /// - Parameter minimalAnswers: the client's `Prefer: return=minimal`: an applied write that committed the data as
     ///   sent is answered without its data (the client has it), unless the answer is translated for an old build.
     func apply(
         _ batch: BatchRequest, project: String, schema: Schema, user: String, now: Date, writeGuard: WriteGuard? = nil,
-        hiddenFiles: Set<String> = [], schemaNumber: Int? = nil, minimalAnswers: Bool = false
+        hiddenFiles: Set<String> = [], schemaNumber: Int? = nil, minimalAnswers: Bool = false, positionalAnswers: Bool = false
     ) async throws -> BatchOutcome {
         let translation = try BatchTranslation(
             batch, history: try await evolution.history(project: project, current: schema), schemaNumber: schemaNumber)
@@ -80,7 +84,7 @@ struct BatchService: Sendable {
         }
         // The answers' texts are made once the project's write lock is released.
         return BatchOutcome(
-            results: results, resultTexts: ended.value.map { $0.text(minimal: minimalAnswers) }, changedCollections: ended.changes)
+            results: results, resultTexts: ended.value.map { $0.text(minimal: minimalAnswers, positional: positionalAnswers) }, changedCollections: ended.changes)
     }
 }
 
