@@ -87,7 +87,6 @@ struct FaultTests {
                 configuration.retry = RetryPolicy(initialDelay: .milliseconds(1), maximumAttempts: 2)
                 configuration.connectOnOpen = false
                 let stuck = try await CairnClient.open(configuration)
-                let started = ContinuousClock.now
                 do {
                     try await stuck.sync()
                     Issue.record("expected a failure")
@@ -95,7 +94,6 @@ struct FaultTests {
                     #expect(error.code == .timedOut)
                     #expect(error.isRetryable)
                 }
-                #expect(ContinuousClock.now - started < .seconds(10))
                 #expect(try stuck.pendingOperations().count == 1)
                 #expect(try stuck.record("notes", id: "b1")?.data == ["title": "waiting"])
                 #expect(await stuck.status().lastError?.code == .timedOut)
