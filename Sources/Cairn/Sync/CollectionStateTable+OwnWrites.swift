@@ -15,14 +15,10 @@ extension CollectionStateTable {
         try db.execute(sql: "ALTER TABLE cairn_collections ADD COLUMN own_versions TEXT")
     }
 
-    private func ownVersions(_ db: Database, _ collection: String) throws -> VersionRanges? {
-        try state(db, collection).own
-    }
-
     /// Notes the versions of own writes the server accepted, per collection.
     func noteOwn(_ db: Database, versions: [String: [Int64]]) throws {
         for (collection, list) in versions where !list.isEmpty {
-            var ranges = try ownVersions(db, collection) ?? VersionRanges()
+            var ranges = try state(db, collection).own ?? VersionRanges()
             for version in list.sorted() where version > 0 { ranges.insert(version...version) }
             try storeOwn(db, collection, ranges.newest(Self.ownRangesKept))
         }
@@ -30,7 +26,7 @@ extension CollectionStateTable {
 
     /// Forgets the own versions up to `version`: a pull that sent them reached the end of the feed.
     func forgetOwn(_ db: Database, _ collection: String, through version: Int64) throws {
-        guard let ranges = try ownVersions(db, collection) else { return }
+        guard let ranges = try state(db, collection).own else { return }
         try storeOwn(db, collection, ranges.dropping(through: version))
     }
 

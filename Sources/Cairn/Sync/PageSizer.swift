@@ -63,13 +63,9 @@ final class PageSizer: Sendable {
             state.roundTrip = roundTrip
             guard roundTrip >= Self.negligibleRoundTrip else { return }
             // Records per second of this page's body; a body that arrived with its head fills any page at once.
-            let seconds = Self.seconds(body)
-            let needed = seconds > 0 ? Double(records) * 2 * Self.seconds(roundTrip) / seconds : Double(Self.largest)
+            let seconds = body.timeInterval
+            let needed = seconds > 0 ? Double(records) * 2 * roundTrip.timeInterval / seconds : Double(Self.largest)
             state.limit = min(Self.largest, max(state.limit, base, Int(needed.rounded(.up))))
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -107,7 +107,7 @@ struct NetworkBenchmark {
                            sample.seconds, sample.bytesDown, sample.bytesUp, linkSeconds(sample)))
             }
         }
-        let roundTrip = Self.seconds(link.roundTrip)
+        let roundTrip = BenchTiming.seconds(link.roundTrip)
         let relay = Self.median(samples[.relay] ?? [])
         var figures: [String: JSONValue] = [
             "records": .integer(Int64(records)), "link": .string(link.description), "text": .string(text.rawValue),
@@ -141,10 +141,6 @@ struct NetworkBenchmark {
 
     static func median(_ runs: [Sample]) -> Sample { runs.sorted { $0.seconds < $1.seconds }[runs.count / 2] }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
     /// The link's time for the bytes a sync moved, each way at its rate.
     func linkSeconds(_ sample: Sample) -> Double {
         link.seconds(down: sample.bytesDown) + link.seconds(up: sample.bytesUp)
@@ -155,7 +151,7 @@ struct NetworkBenchmark {
     /// later pages are asked for while the one before still arrives).
     func idealSeconds(_ sample: Sample) -> Double {
         let sequential = 1 + (sample.requests - sample.pages) + sample.firstPages
-        return linkSeconds(sample) + Double(sequential) * Self.seconds(link.roundTrip)
+        return linkSeconds(sample) + Double(sequential) * BenchTiming.seconds(link.roundTrip)
     }
 
     /// One first sync into a fresh store through a fresh relay (shaped, or not for ``Run/relay``): open, sign in,

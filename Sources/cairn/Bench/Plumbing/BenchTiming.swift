@@ -4,8 +4,12 @@ import Foundation
 enum BenchTiming {
     /// Seconds since `start`.
     static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        seconds(ContinuousClock.now - start)
+    }
+
+    /// `duration` in seconds.
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Runs `body` `count` times (after one warm-up run) and returns the median in milliseconds.
