@@ -61,6 +61,12 @@ final class ServerMetrics: Sendable {
         if let conflicted = counts[.conflict] { conflicts.increment(by: conflicted) }
     }
 
+    /// A batch that decided before the project's write lock found, under it, that a record or opId it read had changed,
+    /// and decided again (`cairn_batches_decided_again_total`).
+    func batchDecidedAgain() {
+        CoreMetrics.Counter(label: "cairn_batches_decided_again_total", factory: factory).increment()
+    }
+
     /// Records handed out by a page of the feed.
     func pulled(_ count: Int) { if count > 0 { pulled.increment(by: count) } }
 

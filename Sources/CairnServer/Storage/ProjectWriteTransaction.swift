@@ -25,9 +25,18 @@ public protocol ProjectWriteTransaction: Sendable {
     func rememberOperation(_ operation: RememberedOperation, at time: Date) async throws
     /// Inserts or replaces a record's row; `changedAt` is the instant the tombstone horizon is measured from.
     func writeRecord(_ row: RecordRow, collection: String, changedAt: Date) async throws
+    /// Reads, in one access, only the versions of `reads.records` and which of `reads.opIds` are remembered: what a
+    /// change planned before the lock re-checks under it (see ``TransactionVersions/agree(with:reads:)``). A backend
+    /// without a lighter query derives it from ``read(_:)``.
+    func versions(_ reads: TransactionReads) async throws -> TransactionVersions
 }
 
 extension ProjectWriteTransaction {
+    /// The versions ``read(_:)`` finds.
+    public func versions(_ reads: TransactionReads) async throws -> TransactionVersions {
+        TransactionVersions(try await read(reads))
+    }
+
     /// The project's head version: the highest version handed out (0 for a new project).
     public func headVersion() async throws -> Int64 { try await read(TransactionReads()).headVersion }
 
@@ -71,6 +80,44 @@ public struct TransactionSnapshot: Sendable, Hashable {
         self.headVersion = headVersion
         self.operations = operations
         self.records = records
+    }
+}
+
+/// The versions of a change's records and the opIds remembered among its own, as of one access: what a change
+/// planned against a ``TransactionSnapshot`` read outside the project's write lock compares under it.
+public struct TransactionVersions: Sendable, Hashable {
+    /// The project's head version.
+    public var headVersion: Int64
+    /// The remembered opIds among those asked for, as their exact UTF-8 bytes.
+    public var operations: Set<[UInt8]>
+    /// The version of each stored record among those asked for (tombstones included), per collection; an id absent
+    /// from its collection's map has no row.
+    public var records: [String: [String: Int64]]
+
+    /// Versions with these values.
+    public init(headVersion: Int64, operations: Set<[UInt8]>, records: [String: [String: Int64]]) {
+        self.headVersion = headVersion
+        self.operations = operations
+        self.records = records
+    }
+
+    /// The versions `snapshot` holds.
+    public init(_ snapshot: TransactionSnapshot) {
+        self.init(
+            headVersion: snapshot.headVersion, operations: Set(snapshot.operations.map { Array($0.opId.utf8) }),
+            records: snapshot.records.mapValues { rows in Dictionary(rows.map { ($0.id, $0.version) }, uniquingKeysWith: max) })
+    }
+
+    /// Whether every record and opId of `reads` stands as in `other`: the same version (or still no row), and the
+    /// same opIds remembered. The head may differ: others wrote other records meanwhile.
+    public func agree(with other: TransactionVersions, reads: TransactionReads) -> Bool {
+        guard operations == other.operations else { return false }
+        for (collection, ids) in reads.records {
+            let mine = records[collection] ?? [:]
+            let theirs = other.records[collection] ?? [:]
+            for id in ids where mine[id] != theirs[id] { return false }
+        }
+        return true
     }
 }
 

@@ -79,6 +79,11 @@ public protocol ServerStorage: Service, FileCatalog, IntegrationStorage, ActionC
         project: String, _ body: (any ProjectWriteTransaction) async throws -> TransactionEnd<T>
     ) async throws -> T
 
+    /// What ``ProjectWriteTransaction/read(_:)`` would find, read without the project's write lock: the head version
+    /// read no later than the rows, so a row committed after it has a higher version. A batch plans against it
+    /// before it takes the lock, and re-checks the versions under it.
+    func readCommitted(project: String, _ reads: TransactionReads) async throws -> TransactionSnapshot
+
     /// Reads a range of a collection's feed in one snapshot: the records (tombstones included) whose version is
     /// above `since`, in version order, at most `limit`, as `selection` chooses them (see ``FeedSelection``). Its
     /// filters are checked against `collection` and compiled for this engine (`validation_failed` naming the field);

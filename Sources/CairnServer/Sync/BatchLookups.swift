@@ -16,6 +16,21 @@ struct BatchLookups {
             records: Dictionary(grouping: batch, by: \.collection).mapValues { $0.map(\.id) })
     }
 
+    /// Whether `batch` names each record and each valid opId once: then no operation's decision depends on another's
+    /// write, and the batch can decide every operation from a snapshot read before the project's write lock.
+    static func touchesEachOnce(_ batch: [SyncOperation]) -> Bool {
+        var records = Set<RecordKey>()
+        var opIds = Set<[UInt8]>()
+        for operation in batch {
+            guard records.insert(RecordKey(collection: operation.collection, id: operation.id)).inserted else { return false }
+            if Names.isValidID(operation.opId), !opIds.insert(Array(operation.opId.utf8)).inserted { return false }
+        }
+        return true
+    }
+
+    /// Lookups of nothing stored.
+    init() {}
+
     /// The lookups of what ``reads(_:)`` found.
     init(_ snapshot: TransactionSnapshot) throws {
         for operation in snapshot.operations { operations[Array(operation.opId.utf8)] = operation }

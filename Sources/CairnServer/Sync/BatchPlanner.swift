@@ -111,13 +111,20 @@ enum BatchPlanner {
     static func fieldVersions(
         previous: StoredRecordState?, newData: [String: JSONValue], deleted: Bool, version: Int64
     ) -> [String: Int64] {
-        guard let previous else {
-            // A new record: every field changed now.
-            return deleted ? [:] : newData.mapValues { _ in version }
-        }
-        var versions = previous.fieldVersions
-        let oldData = previous.record.deleted ? [:] : previous.record.data
-        for field in changedFields(from: oldData, to: deleted ? [:] : newData) { versions[field] = version }
+        fieldVersions(previous: previous, moving: movedFields(previous: previous, newData: newData, deleted: deleted), to: version)
+    }
+
+    /// The fields whose version a write of `newData` over `previous` moves: every field of a new record, else those
+    /// that change.
+    static func movedFields(previous: StoredRecordState?, newData: [String: JSONValue], deleted: Bool) -> [String] {
+        guard let previous else { return deleted ? [] : Array(newData.keys) }
+        return Array(changedFields(from: previous.record.deleted ? [:] : previous.record.data, to: deleted ? [:] : newData))
+    }
+
+    /// `previous`'s field versions with `moved` at `version`.
+    static func fieldVersions(previous: StoredRecordState?, moving moved: [String], to version: Int64) -> [String: Int64] {
+        var versions = previous?.fieldVersions ?? [:]
+        for field in moved { versions[field] = version }
         return versions
     }
 

@@ -1,8 +1,9 @@
 import CairnProtocol
 import Foundation
 
-/// One batch inside its write transaction: what was decided before the lock (translations, prepared texts, the
-/// caller's rules, its files), and the steps each operation takes under it: replay, plan, commit, remember.
+/// One batch: what was settled before its write transaction (translations, prepared texts, the caller's rules, its
+/// files), each operation's decision (replay, plan, the row to write), made before the lock when the batch allows it,
+/// and the steps under the lock: number, commit, remember.
 struct BatchRun: Sendable {
     let schema: Schema
     let translation: BatchTranslation
@@ -15,17 +16,17 @@ struct BatchRun: Sendable {
     let completedFiles: Set<String>
     let now: Date
 
-    /// Answers operation `index`: a remembered opId's first answer, else what its plan commits, remembered for
-    /// replays and shaped for the build that sent it.
-    func answer(_ index: Int, writer: inout RecordWriter, lookups: inout BatchLookups) async throws -> BatchAnswer {
+    /// What operation `index` does, from the stored states and remembered operations in `lookups`: a remembered
+    /// opId's first answer, an answer that writes nothing, or a row to commit (prepared by `preparer`). No version
+    /// is handed out here, so a batch decides before the project's write lock when it can (see ``BatchService``).
+    func decide(_ index: Int, lookups: BatchLookups, preparer: inout RowPreparer) throws -> OperationDecision {
         let sent = translation.operations[index]
         var operation = sent
         // Only a valid opId is looked up or remembered: an invalid one is rejected by the planner and can never be
         // replayed, and storage need not be able to key it (a NUL character, say).
-        let rememberable = Names.isValidID(operation.opId)
-        if rememberable, let stored = lookups.operation(operation.opId) {
+        if Names.isValidID(operation.opId), let stored = lookups.operation(operation.opId) {
             let (result, text) = try BatchAnswer.repeated(operation, prepared: prepared[index], remembered: stored)
-            return BatchAnswer(result: result, text: text)
+            return .replayed(BatchAnswer(result: result, text: text))
         }
         // A record whose migration is not done is brought to the current shape before it is compared.
         let translator = translation.translators[index]
@@ -33,9 +34,45 @@ struct BatchRun: Sendable {
         if operation.op == .update, let data = operation.data, let current, !current.record.deleted {
             operation.data = translator.completingUpdate(data, stored: current.record.data, collection: operation.collection)
         }
-        let plan = try plan(operation, current: current, refusal: translation.refusals[index])
-        var answer = try await commit(plan, of: operation, sent: sent, prepared: prepared[index], current: current, writer: &writer, lookups: &lookups)
-        if rememberable {
+        switch try plan(operation, current: current, refusal: translation.refusals[index]) {
+        case .write(let data, let deleted):
+            // A create or update without top-level nulls commits the data as sent, whose text is made already.
+            let asSent = BatchAnswer.commitsDataAsSent(sent, data: data)
+            return .write(
+                preparer.prepare(
+                    collection: operation.collection, id: operation.id, data: data, dataText: asSent ? prepared[index].dataText : nil,
+                    deleted: deleted, previous: current),
+                dataAsSent: asSent)
+        case .unchanged(let record):
+            return .answered(BatchAnswer(result: .applied(operation.opId, record)))
+        case .conflict(let record):
+            return .answered(BatchAnswer(result: .conflict(operation.opId, current: record)))
+        case .reject(let error):
+            return .answered(BatchAnswer(result: .rejected(operation.opId, error)))
+        }
+    }
+
+    /// Carries out operation `index`'s decision under the lock: commits its row at the next version, remembers its
+    /// answer for replays (a replay is not remembered again) and shapes it for the build that sent it.
+    func commit(_ decision: OperationDecision, of index: Int, writer: inout RecordWriter, lookups: inout BatchLookups) async throws -> BatchAnswer {
+        let operation = translation.operations[index]
+        var answer: BatchAnswer
+        switch decision {
+        case .replayed(let replay):
+            return replay
+        case .answered(let decided):
+            answer = decided
+        case .write(let row, let dataAsSent):
+            let written = try await writer.write(row)
+            var state = written.state
+            // A tombstone written here remembers what it replaced, as one read back would.
+            if row.deleted, let previous = row.previous, !previous.record.deleted {
+                state.lastLiveDataText = JSONValue.object(previous.record.data).jsonText()
+            }
+            lookups.wrote(state, collection: row.collection)
+            answer = .applied(operation.opId, written.state.record, row: written.row, dataAsSent: dataAsSent)
+        }
+        if Names.isValidID(operation.opId) {
             let remembered = RememberedOperation(opId: operation.opId, fingerprint: prepared[index].fingerprint, result: answer.storedText)
             try await writer.transaction.rememberOperation(remembered, at: now)
             lookups.remembered(remembered)
@@ -73,31 +110,14 @@ struct BatchRun: Sendable {
         }
         return plan
     }
+}
 
-    /// Commits `plan`'s write at the next version, or answers what it decided without writing. `sent` is the
-    /// operation as translated, before an update was completed with stored fields.
-    func commit(
-        _ plan: BatchPlan, of operation: SyncOperation, sent: SyncOperation, prepared: PreparedOperation, current: StoredRecordState?,
-        writer: inout RecordWriter, lookups: inout BatchLookups
-    ) async throws -> BatchAnswer {
-        switch plan {
-        case .write(let data, let deleted):
-            // A create or update without top-level nulls commits the data as sent, whose text is made already.
-            let asSent = BatchAnswer.commitsDataAsSent(sent, data: data)
-            let written = try await writer.write(
-                collection: operation.collection, id: operation.id, data: data, dataText: asSent ? prepared.dataText : nil,
-                deleted: deleted, previous: current)
-            var state = written.state
-            // A tombstone written here remembers what it replaced, as one read back would.
-            if deleted, let current, !current.record.deleted { state.lastLiveDataText = JSONValue.object(current.record.data).jsonText() }
-            lookups.wrote(state, collection: operation.collection)
-            return .applied(operation.opId, written.state.record, row: written.row, dataAsSent: asSent)
-        case .unchanged(let record):
-            return BatchAnswer(result: .applied(operation.opId, record))
-        case .conflict(let record):
-            return BatchAnswer(result: .conflict(operation.opId, current: record))
-        case .reject(let error):
-            return BatchAnswer(result: .rejected(operation.opId, error))
-        }
-    }
+/// What one operation of a batch does, decided without handing out a version.
+enum OperationDecision: Sendable {
+    /// The opId was remembered: its first answer (or `idempotency_mismatch`), not remembered again.
+    case replayed(BatchAnswer)
+    /// An answer that writes nothing: a conflict, a refusal, or deleting a tombstone.
+    case answered(BatchAnswer)
+    /// A row to commit at the next version; `dataAsSent` when it commits the operation's data exactly as sent.
+    case write(PreparedRow, dataAsSent: Bool)
 }

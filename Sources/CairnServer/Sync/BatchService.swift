@@ -19,6 +19,8 @@ struct BatchService: Sendable {
     let access: AccessControl
     /// Where pushed operations are counted, when anywhere.
     let metrics: ServerMetrics?
+    /// Runs after a batch decided before the lock and before it takes it: tests commit another batch here.
+    var beforeLock: (@Sendable () async throws -> Void)?
 
     /// An instance over `storage`, translating by `evolution` (a new one over the same storage by default), telling
     /// `notifier`'s listeners of what commits and counting pushes in `metrics`.
@@ -66,14 +68,34 @@ struct BatchService: Sendable {
             schema: schema, translation: translation, prepared: translation.prepared(batch, user: user), writeGuard: writeGuard,
             hiddenFiles: hiddenFiles, completedFiles: fileIDs.isEmpty ? [] : try await storage.completedFiles(project: project, ids: fileIDs),
             now: now)
+        let reads = BatchLookups.reads(translation.operations)
+        let early = try await decideEarly(run, reads: reads, project: project, schema: schema)
         let ended = try await commits.write(
-            project: project, reads: BatchLookups.reads(translation.operations), user: user, now: now, schema: schema
-        ) { snapshot, writer -> TransactionEnd<[BatchAnswer]> in
-            var lookups = try BatchLookups(snapshot)
+            project: project, user: user, now: now, schema: schema,
+            read: { transaction -> LockedRead in
+                early == nil ? .snapshot(try await transaction.read(reads)) : .versions(try await transaction.versions(reads))
+            }, head: \.headVersion
+        ) { found, writer -> TransactionEnd<[BatchAnswer]> in
             var answers: [BatchAnswer] = []
             answers.reserveCapacity(batch.operations.count)
-            for index in translation.operations.indices {
-                answers.append(try await run.answer(index, writer: &writer, lookups: &lookups))
+            if case .versions(let versions) = found, let early, versions.agree(with: early.versions, reads: reads) {
+                // Nothing the batch read changed since it decided: only versions are handed out under the lock.
+                var lookups = BatchLookups()
+                for (index, decision) in early.decisions.enumerated() {
+                    answers.append(try await run.commit(decision, of: index, writer: &writer, lookups: &lookups))
+                }
+            } else {
+                // Decided under the lock, each operation after the one before it committed: a batch that touches a
+                // record twice, or one whose records or opIds changed after it decided (it decides again).
+                if early != nil { metrics?.batchDecidedAgain() }
+                let snapshot: TransactionSnapshot
+                if let read = found.snapshot { snapshot = read } else { snapshot = try await writer.transaction.read(reads) }
+                var lookups = try BatchLookups(snapshot)
+                var preparer = RowPreparer(schema: schema)
+                for index in translation.operations.indices {
+                    let decision = try run.decide(index, lookups: lookups, preparer: &preparer)
+                    answers.append(try await run.commit(decision, of: index, writer: &writer, lookups: &lookups))
+                }
             }
             let aborted = batch.atomic && answers.contains { $0.result.status != .applied }
             return aborted ? .rollback(answers) : .commit(answers)
@@ -85,6 +107,47 @@ struct BatchService: Sendable {
         // The answers' texts are made once the project's write lock is released.
         return BatchOutcome(
             results: results, resultTexts: ended.value.map { $0.text(minimal: minimalAnswers, positional: positionalAnswers) }, changedCollections: ended.changes)
+    }
+}
+
+extension BatchService {
+    /// Decides every operation of a batch that names each record and opId once, from a snapshot read without the
+    /// project's write lock: reading the stored states, the conflict checks, merges, rule checks and encoding all
+    /// happen here, beside other batches' commits. `nil` for a batch that must decide under the lock.
+    func decideEarly(_ run: BatchRun, reads: TransactionReads, project: String, schema: Schema) async throws -> EarlyDecisions? {
+        guard BatchLookups.touchesEachOnce(run.translation.operations) else { return nil }
+        let snapshot = try await storage.readCommitted(project: project, reads)
+        let lookups = try BatchLookups(snapshot)
+        var preparer = RowPreparer(schema: schema)
+        let decisions = try run.translation.operations.indices.map { try run.decide($0, lookups: lookups, preparer: &preparer) }
+        try await beforeLock?()
+        return EarlyDecisions(versions: TransactionVersions(snapshot), decisions: decisions)
+    }
+}
+
+/// A batch's decisions made before the project's write lock, and the versions of what they read: under the lock the
+/// batch re-checks those versions, and decides again if any changed.
+struct EarlyDecisions: Sendable {
+    let versions: TransactionVersions
+    let decisions: [OperationDecision]
+}
+
+/// What a batch reads first under the lock: the versions of what it decided from, or, when it decides there, the
+/// whole snapshot.
+enum LockedRead {
+    case versions(TransactionVersions)
+    case snapshot(TransactionSnapshot)
+
+    var headVersion: Int64 {
+        switch self {
+        case .versions(let versions): versions.headVersion
+        case .snapshot(let snapshot): snapshot.headVersion
+        }
+    }
+
+    var snapshot: TransactionSnapshot? {
+        if case .snapshot(let snapshot) = self { return snapshot }
+        return nil
     }
 }
 

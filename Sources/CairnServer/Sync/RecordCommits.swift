@@ -25,11 +25,21 @@ struct RecordCommits: Sendable {
         project: String, reads: TransactionReads, user: String, now: Date, schema: Schema?,
         _ body: (TransactionSnapshot, inout RecordWriter) async throws -> TransactionEnd<Value>
     ) async throws -> (value: Value, changes: [String: Int64]) {
+        try await write(project: project, user: user, now: now, schema: schema, read: { try await $0.read(reads) }, head: \.headVersion, body)
+    }
+
+    /// ``write(project:reads:user:now:schema:_:)`` with the first read of the transaction chosen by the caller:
+    /// `read` finds what `body` starts from, `head` its head version.
+    func write<Found, Value: Sendable>(
+        project: String, user: String, now: Date, schema: Schema?,
+        read: (any ProjectWriteTransaction) async throws -> Found, head: (Found) -> Int64,
+        _ body: (Found, inout RecordWriter) async throws -> TransactionEnd<Value>
+    ) async throws -> (value: Value, changes: [String: Int64]) {
         let (value, changes) = try await storage.withProjectWriteTransaction(project: project) {
             transaction -> TransactionEnd<(Value, [String: Int64])> in
-            let snapshot = try await transaction.read(reads)
-            var writer = RecordWriter(transaction, head: snapshot.headVersion, user: user, now: now, schema: schema)
-            switch try await body(snapshot, &writer) {
+            let found = try await read(transaction)
+            var writer = RecordWriter(transaction, head: head(found), user: user, now: now, schema: schema)
+            switch try await body(found, &writer) {
             case .commit(let value):
                 try await writer.finish()
                 return .commit((value, writer.changedCollections))

@@ -28,13 +28,12 @@ struct RecordWriter {
     private let startHead: Int64
     /// The highest new version per changed collection (for live notices).
     private(set) var changedCollections: [String: Int64] = [:]
-    /// The project's schema, whose data rules say what each row keeps in `rule_data` (``RuleFields``).
-    private let schema: Schema?
-    private var ruleFieldNames: [String: [String]] = [:]
+    /// Makes the rows of writes not prepared before the lock.
+    private var preparer: RowPreparer
 
     /// A writer that numbers from `head`, the project's head version as the transaction read it.
     init(_ transaction: any ProjectWriteTransaction, head: Int64, user: String, now: Date, schema: Schema? = nil) {
-        self.schema = schema
+        self.preparer = RowPreparer(schema: schema)
         self.transaction = transaction
         self.user = user
         self.updatedAt = RFC3339.string(from: now)
@@ -54,19 +53,21 @@ struct RecordWriter {
         collection: String, id: String, data: [String: JSONValue], dataText: String? = nil, deleted: Bool = false,
         previous: StoredRecordState?, fieldVersions kept: [String: Int64]? = nil
     ) async throws -> (state: StoredRecordState, row: RecordRow) {
+        let prepared = preparer.prepare(collection: collection, id: id, data: data, dataText: dataText, deleted: deleted, previous: previous)
+        return try await write(prepared, fieldVersions: kept)
+    }
+
+    /// Commits a row prepared before the lock at the next version: the one step of a write that must be serial.
+    mutating func write(_ prepared: PreparedRow, fieldVersions kept: [String: Int64]? = nil) async throws -> (state: StoredRecordState, row: RecordRow) {
         head += 1
-        let stored = deleted ? [:] : data
-        let fieldVersions = kept ?? BatchPlanner.fieldVersions(previous: previous, newData: data, deleted: deleted, version: head)
-        let names = ruleFieldNames[collection] ?? schema?.collection(named: collection).map(RuleFields.names) ?? []
-        ruleFieldNames[collection] = names
+        let fieldVersions = kept ?? BatchPlanner.fieldVersions(previous: prepared.previous, moving: prepared.movedFields, to: head)
         let row = RecordRow(
-            id: id, version: head, updatedAt: updatedAt, updatedBy: user, deleted: deleted,
-            dataText: deleted ? "{}" : (dataText ?? JSONValue.object(stored).jsonText()), fieldVersions: fieldVersions,
-            ruleDataText: deleted ? nil : RuleFields.text(of: stored, names: names))
-        try await transaction.writeRecord(row, collection: collection, changedAt: now)
-        changedCollections[collection] = head
+            id: prepared.id, version: head, updatedAt: updatedAt, updatedBy: user, deleted: prepared.deleted, dataText: prepared.dataText,
+            fieldVersions: fieldVersions, ruleDataText: prepared.ruleDataText)
+        try await transaction.writeRecord(row, collection: prepared.collection, changedAt: now)
+        changedCollections[prepared.collection] = head
         let record = Record(
-            id: id, version: head, updatedAt: updatedDate, updatedBy: user, deleted: deleted, data: stored)
+            id: prepared.id, version: head, updatedAt: updatedDate, updatedBy: user, deleted: prepared.deleted, data: prepared.data)
         return (StoredRecordState(record: record, fieldVersions: fieldVersions), row)
     }
 

@@ -37,6 +37,19 @@ extension PostgresStorage {
         }
     }
 
+    /// The same reads outside a transaction: the head first, then the rows, each statement its own snapshot (a row
+    /// committed after the head was read has a higher version).
+    public func readCommitted(project: String, _ reads: TransactionReads) async throws -> TransactionSnapshot {
+        try await client.withConnection { connection in
+            var head: Int64 = 0
+            for try await version in try await connection.query(
+                "SELECT head_version FROM projects WHERE name = \(project)", logger: logger
+            ).decode(Int64.self) { head = version }
+            let (operations, records) = try await PostgresWriteTransaction.rows(reads, project: project, connection: connection, logger: logger)
+            return TransactionSnapshot(headVersion: head, operations: operations, records: records)
+        }
+    }
+
     /// Rolls back in a task of its own, so a cancelled caller still ends the transaction before the connection
     /// goes back to the pool. A connection that cannot roll back is broken, and the pool drops it.
     static func rollback(_ connection: PostgresConnection, logger: Logger) async {
@@ -91,6 +104,37 @@ final class PostgresWriteTransaction: ProjectWriteTransaction {
 
     func read(_ reads: TransactionReads) async throws -> TransactionSnapshot {
         try await flush()
+        let (operations, records) = try await Self.rows(reads, project: project, connection: connection, logger: logger)
+        return TransactionSnapshot(headVersion: head.withLock { $0 }, operations: operations, records: records)
+    }
+
+    func versions(_ reads: TransactionReads) async throws -> TransactionVersions {
+        try await flush()
+        var operations: Set<[UInt8]> = []
+        let opIds = reads.opIds.filter { !PostgresStorage.holdsNUL($0) }
+        if !opIds.isEmpty {
+            let rows = try await connection.query(
+                "SELECT op_id FROM operations WHERE project = \(project) AND op_id = ANY(\(opIds)::text[])", logger: logger)
+            for try await opId in rows.decode(String.self) { operations.insert(Array(opId.utf8)) }
+        }
+        var records: [String: [String: Int64]] = [:]
+        for (collection, list) in reads.records {
+            records[collection] = [:]
+            let ids = list.filter { !PostgresStorage.holdsNUL(collection, $0) }
+            guard !ids.isEmpty, !PostgresStorage.holdsNUL(collection) else { continue }
+            let rows = try await connection.query(
+                """
+                SELECT id, version FROM records WHERE project = \(project) AND collection = \(collection) AND id = ANY(\(ids)::text[])
+                """, logger: logger)
+            for try await (id, version) in rows.decode((String, Int64).self) { records[collection, default: [:]][id] = version }
+        }
+        return TransactionVersions(headVersion: head.withLock { $0 }, operations: operations, records: records)
+    }
+
+    /// The remembered operations and current rows `reads` asks for, on `connection` (in a transaction or not).
+    static func rows(
+        _ reads: TransactionReads, project: String, connection: PostgresConnection, logger: Logger
+    ) async throws -> (operations: [RememberedOperation], records: [String: [RecordRow]]) {
         var operations: [RememberedOperation] = []
         // Keys holding U+0000 were never stored (PostgreSQL text cannot hold it); the batch rejects them itself.
         let opIds = reads.opIds.filter { !PostgresStorage.holdsNUL($0) }
@@ -126,7 +170,7 @@ final class PostgresWriteTransaction: ProjectWriteTransaction {
                     fieldVersions: try FieldVersionsColumn.decode(fields), priorDataText: prior))
             }
         }
-        return TransactionSnapshot(headVersion: head.withLock { $0 }, operations: operations, records: records)
+        return (operations, records)
     }
 
     func setHeadVersion(_ version: Int64) async throws {
@@ -195,10 +239,5 @@ final class PostgresWriteTransaction: ProjectWriteTransaction {
                 data = excluded.data, field_versions = excluded.field_versions, rule_data = excluded.rule_data,
                 \(unescaped: RecordPriorState.assignments)
             """, logger: logger)
-    }
-
-    private struct RecordKey: Hashable {
-        let collection: String
-        let id: String
     }
 }

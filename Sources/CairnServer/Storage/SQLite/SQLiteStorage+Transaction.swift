@@ -5,6 +5,12 @@ import GRDB
 import Synchronization
 
 extension SQLiteStorage {
+    /// The same reads on a reader's WAL snapshot, without the gate.
+    public func readCommitted(project: String, _ reads: TransactionReads) async throws -> TransactionSnapshot {
+        let lists = SQLiteReadLists(reads)
+        return try await pool.read { db in try lists.snapshot(db, project: project) }
+    }
+
     /// Holds the gate for the whole transaction; `BEGIN IMMEDIATE` takes SQLite's write lock at the first access.
     /// Writes wait in the transaction until its next read or the commit, so a batch costs two accesses (its one
     /// read and the commit), not one per record.
@@ -49,34 +55,13 @@ final class SQLiteWriteTransaction: ProjectWriteTransaction {
     }
 
     func read(_ reads: TransactionReads) async throws -> TransactionSnapshot {
-        let opIdList = reads.opIds.isEmpty ? nil : JSONValue.array(reads.opIds.map { .string($0) }).jsonText()
-        let recordLists = reads.records.mapValues { ids in JSONValue.array(ids.map { .string($0) }).jsonText() }
-        return try await access { db, project in
-            let head = try SQLiteStorage.headVersion(db, project: project)
-            var operations: [RememberedOperation] = []
-            if let opIdList {
-                // TEXT compares by bytes: equivalent Unicode spellings are different opIds.
-                let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-                    SELECT op_id, fingerprint, result FROM operations WHERE project = ? AND op_id IN (SELECT value FROM json_each(?))
-                    """), arguments: [project, opIdList])
-                while let row = try rows.next() { operations.append(RememberedOperation(opId: row[0], fingerprint: row[1], result: row[2])) }
-            }
-            var records: [String: [RecordRow]] = [:]
-            for (collection, list) in recordLists {
-                let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-                    SELECT id, version, updated_at, updated_by, deleted, data, field_versions, CASE WHEN deleted THEN prior_data END
-                    FROM records WHERE project = ? AND collection = ? AND id IN (SELECT value FROM json_each(?))
-                    """), arguments: [project, collection, list])
-                var found: [RecordRow] = []
-                while let row = try rows.next() {
-                    found.append(RecordRow(
-                        id: row[0], version: row[1], updatedAt: row[2], updatedBy: row[3], deleted: row[4], dataText: row[5],
-                        fieldVersions: try FieldVersionsColumn.decode(row[6]), priorDataText: row[7]))
-                }
-                records[collection] = found
-            }
-            return TransactionSnapshot(headVersion: head, operations: operations, records: records)
-        }
+        let lists = SQLiteReadLists(reads)
+        return try await access { db, project in try lists.snapshot(db, project: project) }
+    }
+
+    func versions(_ reads: TransactionReads) async throws -> TransactionVersions {
+        let lists = SQLiteReadLists(reads)
+        return try await access { db, project in try lists.versions(db, project: project) }
     }
 
     func setHeadVersion(_ version: Int64) async throws { pending.withLock { $0.append(.head(version)) } }
@@ -162,5 +147,65 @@ final class SQLiteWriteTransaction: ProjectWriteTransaction {
                 try db.execute(sql: "UPDATE projects SET head_version = ? WHERE name = ?", arguments: [version, project])
             }
         }
+    }
+}
+
+/// A ``TransactionReads`` as JSON lists for `json_each`, and the queries that read them: whole rows for a snapshot,
+/// or only versions and opIds for a re-check.
+private struct SQLiteReadLists: Sendable {
+    let opIds: String?
+    let records: [String: String]
+
+    init(_ reads: TransactionReads) {
+        opIds = reads.opIds.isEmpty ? nil : JSONValue.array(reads.opIds.map { .string($0) }).jsonText()
+        records = reads.records.mapValues { ids in JSONValue.array(ids.map { .string($0) }).jsonText() }
+    }
+
+    func snapshot(_ db: Database, project: String) throws -> TransactionSnapshot {
+        let head = try SQLiteStorage.headVersion(db, project: project)
+        var operations: [RememberedOperation] = []
+        if let opIds {
+            // TEXT compares by bytes: equivalent Unicode spellings are different opIds.
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT op_id, fingerprint, result FROM operations WHERE project = ? AND op_id IN (SELECT value FROM json_each(?))
+                """), arguments: [project, opIds])
+            while let row = try rows.next() { operations.append(RememberedOperation(opId: row[0], fingerprint: row[1], result: row[2])) }
+        }
+        var found: [String: [RecordRow]] = [:]
+        for (collection, list) in records {
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT id, version, updated_at, updated_by, deleted, data, field_versions, CASE WHEN deleted THEN prior_data END
+                FROM records WHERE project = ? AND collection = ? AND id IN (SELECT value FROM json_each(?))
+                """), arguments: [project, collection, list])
+            var rowsFound: [RecordRow] = []
+            while let row = try rows.next() {
+                rowsFound.append(RecordRow(
+                    id: row[0], version: row[1], updatedAt: row[2], updatedBy: row[3], deleted: row[4], dataText: row[5],
+                    fieldVersions: try FieldVersionsColumn.decode(row[6]), priorDataText: row[7]))
+            }
+            found[collection] = rowsFound
+        }
+        return TransactionSnapshot(headVersion: head, operations: operations, records: found)
+    }
+
+    func versions(_ db: Database, project: String) throws -> TransactionVersions {
+        let head = try SQLiteStorage.headVersion(db, project: project)
+        var operations: Set<[UInt8]> = []
+        if let opIds {
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT op_id FROM operations WHERE project = ? AND op_id IN (SELECT value FROM json_each(?))
+                """), arguments: [project, opIds])
+            while let row = try rows.next() { operations.insert(Array((row[0] as String).utf8)) }
+        }
+        var found: [String: [String: Int64]] = [:]
+        for (collection, list) in records {
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT id, version FROM records WHERE project = ? AND collection = ? AND id IN (SELECT value FROM json_each(?))
+                """), arguments: [project, collection, list])
+            var versions: [String: Int64] = [:]
+            while let row = try rows.next() { versions[row[0]] = row[1] }
+            found[collection] = versions
+        }
+        return TransactionVersions(headVersion: head, operations: operations, records: found)
     }
 }
