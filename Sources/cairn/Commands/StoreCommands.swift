@@ -29,7 +29,8 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store as a client; `connect` says whether to reach the server now (`allowUnsynced`: when the
     /// store never synced, connect once first).
-    func open(connect: Bool, allowUnsynced: Bool = false) async throws -> CairnClient {
+    /// - Parameter timings: where the SDK's debug log and request traces go, for `cairn sync --timings`.
+    func open(connect: Bool, allowUnsynced: Bool = false, timings: SyncTimings? = nil) async throws -> CairnClient {
         let key = try StoreKeySource.key(file: keyFile)
         let remembered = try CLIError.wrap("cannot read the store \(store)") { try CairnClient.storedIdentity(at: store, key: key) }
         guard let serverText = server ?? remembered?.server.absoluteString, let serverURL = URL(string: serverText),
@@ -49,6 +50,10 @@ struct StoreOptions: ParsableArguments {
         configuration.schemaVersion = try schemaVersion
             ?? CLIError.wrap("cannot read the store \(store)") { try CairnClient.storedSchemaVersion(at: store, key: key) }
         configuration.connectOnOpen = connectNow
+        if let timings {
+            configuration.logger = timings.logger
+            configuration.traceRequests = true
+        }
         return try await CLIError.wrap("cannot open the store \(store)") { try await CairnClient.open(configuration) }
     }
 }
@@ -60,7 +65,10 @@ struct SyncCommand: AsyncParsableCommand {
         discussion: """
             The first sync needs --server, --project and --user; the store remembers them. \
             The password is read from the CAIRN_PASSWORD environment variable. \
-            With --watch it keeps running, printing each sync, until Ctrl-C.
+            With --watch it keeps running, printing each sync, until Ctrl-C. \
+            With --timings a last line `timings: {...}` says where the time went, in milliseconds: opening the store \
+            (signing in and the schema among it), the sync to its first page, between the first and last pages, \
+            after the last page, and the rest.
 
             Example:
               CAIRN_PASSWORD=... cairn sync --store field.sqlite \\
@@ -72,6 +80,13 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Keep the store in sync until Ctrl-C: push after local writes (also by other cairn commands), pull on the server's live notices, retry with backoff.")
     var watch = false
 
+    @Flag(name: .long, help: "Print where the sync's time went as a last line: timings: {JSON, milliseconds}.")
+    var timings = false
+
+    func validate() throws {
+        if watch && timings { throw ValidationError("--timings measures one sync: it does not go with --watch") }
+    }
+
     func run() async throws {
         if watch {
             // Offline at the start is fine: the scheduler retries until the server answers.
@@ -79,14 +94,18 @@ struct SyncCommand: AsyncParsableCommand {
             try await SyncWatch(client: client, store: options.store).run()
             return
         }
-        let client = try await options.open(connect: true)
+        let timings = timings ? SyncTimings() : nil
+        let client = try await options.open(connect: true, timings: timings)
+        timings?.mark("opened")
         let summary = try await CLIError.wrap("sync failed") { try await client.sync() }
+        timings?.mark("synced")
         // Queued file uploads finish (or resume) before the tool exits.
         await client.files.waitForUploads()
         let status = await client.status()
         print("synced: pushed \(summary.pushed), pulled \(summary.pulled), conflicts \(summary.conflicts), failed \(summary.failed); "
               + "pending \(status.pendingUploads), failed uploads \(status.failedUploads)"
               + (status.pendingFiles + status.failedFiles > 0 ? "; files pending \(status.pendingFiles), failed \(status.failedFiles)" : ""))
+        if let timings { print("timings: \(timings.breakdown().jsonText())") }
     }
 }
 
