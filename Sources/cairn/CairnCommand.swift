@@ -20,9 +20,10 @@ struct CairnCommand: AsyncParsableCommand {
 }
 
 extension CairnCommand {
-    /// Runs the command the arguments name, the client commands with one malloc arena (``ClientMemory``).
+    /// Runs the command the arguments name: the server with one malloc arena per core, the client commands with one
+    /// (``ProcessMemory``).
     static func main() async {
-        if CommandLine.arguments.dropFirst().first != "serve" { ClientMemory.useOneArena() }
+        if CommandLine.arguments.dropFirst().first == "serve" { ProcessMemory.useOneArenaPerCore() } else { ProcessMemory.useOneArena() }
         await main(nil)
     }
 }
