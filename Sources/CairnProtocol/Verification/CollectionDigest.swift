@@ -19,13 +19,40 @@ public struct CollectionDigest: Sendable, Hashable {
 
     /// The digest of `pairs`, which need not be sorted.
     public init(pairs: [(String, Int64)]) {
-        var hasher = SHA256()
-        let sorted = pairs.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
-        for (id, version) in sorted {
+        var builder = Builder()
+        for (id, version) in pairs.sorted(by: { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }) { builder.add(id: id, version: version) }
+        self = builder.digest
+    }
+
+    /// A digest built one record at a time, in ascending byte order of `id`, without holding the records: a server
+    /// digests a collection of millions of records as it reads them.
+    ///
+    /// ```swift
+    /// var builder = CollectionDigest.Builder()
+    /// builder.add(id: "n-1", version: 4)
+    /// builder.add(id: "n-2", version: 7)
+    /// builder.digest == CollectionDigest(pairs: [("n-2", 7), ("n-1", 4)])   // true
+    /// ```
+    public struct Builder: Sendable {
+        private var hasher = SHA256()
+        private var count = 0
+
+        /// An empty digest.
+        public init() {}
+
+        /// Adds one live record; ids must come in ascending byte order.
+        public mutating func add(id: String, version: Int64) {
             hasher.update(data: Data("\(id)\t\(version)\n".utf8))
+            count += 1
         }
-        count = pairs.count
-        value = Hex.encode(hasher.finalize())
+
+        /// The digest of the records added.
+        public var digest: CollectionDigest { CollectionDigest(count: count, value: Hex.encode(hasher.finalize())) }
+    }
+
+    private init(count: Int, value: String) {
+        self.count = count
+        self.value = value
     }
 }
 

@@ -96,9 +96,10 @@ public protocol ServerStorage: Service, FileCatalog, IntegrationStorage, ActionC
     /// (what `merge-fields` compares); `nil` when there is none or it is a tombstone.
     func fieldVersions(project: String, collection: String, id: String) async throws -> (version: Int64, fields: [String: Int64])?
 
-    /// Every live `(id, version)` of a collection matching `filter` (all when `nil`), in id order, with the
-    /// project's head version, in one snapshot.
-    func liveVersions(project: String, collection: CollectionSchema, filter: Filter?) async throws -> (head: Int64, pairs: [(String, Int64)])
+    /// The digest of every live `(id, version)` of a collection matching `filter` (all when `nil`), read in ascending
+    /// byte order of id into a ``CollectionDigest/Builder`` (never held all at once), with the project's head version,
+    /// in one snapshot.
+    func liveDigest(project: String, collection: CollectionSchema, filter: Filter?) async throws -> (head: Int64, digest: CollectionDigest)
 
     /// How many live records of `collection` match `filter` (all when `nil`), counting to `limit` at most (no limit
     /// when `nil`): the size of a snapshot, for progress, or whether one matches at all.

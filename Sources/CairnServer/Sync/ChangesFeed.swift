@@ -164,8 +164,8 @@ struct ChangesFeed: Sendable {
     func digest(
         project: String, collection: CollectionSchema, scope: RecordScope = RecordScope(read: nil, write: nil), user: String = ""
     ) async throws -> DigestResponse {
-        let live = try await storage.liveVersions(project: project, collection: collection, filter: scope.read)
-        let digest = CollectionDigest(pairs: live.pairs)
+        let live = try await storage.liveDigest(project: project, collection: collection, filter: scope.read)
+        let digest = live.digest
         if let fingerprint = scope.readFingerprint, let read = scope.read { try await remember(read, fingerprint: fingerprint) }
         let cursor = FeedCursor(since: live.head, snapshotHigh: nil, scope: scope.readFingerprint)
             .signed(with: try await cursorKey(), for: Self.reader(project: project, collection: collection.name, user: user))

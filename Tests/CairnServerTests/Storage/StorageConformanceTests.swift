@@ -154,14 +154,18 @@ struct StorageConformanceTests {
         }
     }
 
-    @Test("live versions list live records by id with the head version", arguments: StorageBackend.all)
-    func liveVersions(backend: StorageBackend) async throws {
+    @Test("the live digest covers live records in id byte order, with the head version", arguments: StorageBackend.all)
+    func liveDigest(backend: StorageBackend) async throws {
         try await backend.withProjects { storage in
-            try await F.commit([F.row("b", 1), F.row("a", 2), F.row("c", 3, deleted: true)], in: storage)
-            let live = try await storage.liveVersions(project: "field", collection: F.notes, filter: nil)
-            #expect(live.head == 3)
-            #expect(live.pairs.map(\.0) == ["a", "b"])
-            #expect(live.pairs.map(\.1) == [2, 1])
+            // "B" sorts before "a" by bytes, and "é" after both: a collation by language would order them otherwise.
+            try await F.commit([F.row("b", 1), F.row("a", 2), F.row("c", 3, deleted: true), F.row("B", 4), F.row("é", 5)], in: storage)
+            let live = try await storage.liveDigest(project: "field", collection: F.notes, filter: nil)
+            #expect(live.head == 5)
+            #expect(live.digest == CollectionDigest(pairs: [("a", 2), ("b", 1), ("B", 4), ("é", 5)]))
+            #expect(live.digest.count == 4)
+            var inOrder = CollectionDigest.Builder()
+            for (id, version) in [("B", Int64(4)), ("a", 2), ("b", 1), ("é", 5)] { inOrder.add(id: id, version: version) }
+            #expect(live.digest == inOrder.digest)
         }
     }
 }

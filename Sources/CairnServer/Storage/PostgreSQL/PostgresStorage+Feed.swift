@@ -60,9 +60,9 @@ extension PostgresStorage {
 
     /// Reads the head version and the live records in one statement; an unknown project has head 0 and no pairs.
     /// Ids are ordered by bytes (`COLLATE "C"`), as on SQLite.
-    public func liveVersions(
+    public func liveDigest(
         project: String, collection: CollectionSchema, filter: Filter?
-    ) async throws -> (head: Int64, pairs: [(String, Int64)]) {
+    ) async throws -> (head: Int64, digest: CollectionDigest) {
         var binds = PostgresBindings()
         binds.append(project)
         binds.append(collection.name)
@@ -77,12 +77,12 @@ extension PostgresStorage {
             """
         let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
         var head: Int64 = 0
-        var pairs: [(String, Int64)] = []
+        var digest = CollectionDigest.Builder()
         for try await (stateHead, id, version) in rows.decode((Int64, String?, Int64?).self) {
             head = stateHead
-            if let id, let version { pairs.append((id, version)) }
+            if let id, let version { digest.add(id: id, version: version) }
         }
-        return (head, pairs)
+        return (head, digest.digest)
     }
 
     /// Counts the live matching rows, to `limit` at most (``LiveCountStatement``).

@@ -49,18 +49,19 @@ extension SQLiteStorage {
     }
 
     /// Reads the head version and the live records in one WAL snapshot; an unknown project has head 0 and no pairs.
-    public func liveVersions(
+    public func liveDigest(
         project: String, collection: CollectionSchema, filter: Filter?
-    ) async throws -> (head: Int64, pairs: [(String, Int64)]) {
+    ) async throws -> (head: Int64, digest: CollectionDigest) {
         let matches = try Self.compile(filter, collection: collection, document: "data")
         let sql = "SELECT id, version FROM records WHERE project = ? AND collection = ? AND deleted = 0 AND \(matches.sql) ORDER BY id"
         let arguments = StatementArguments([project.databaseValue, collection.name.databaseValue] + matches.arguments)
         return try await pool.read { db in
             let head = try Self.headVersion(db, project: project)
-            var pairs: [(String, Int64)] = []
+            var digest = CollectionDigest.Builder()
+            // TEXT's BINARY collation orders ids by their UTF-8 bytes, as the digest needs.
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            while let row = try rows.next() { pairs.append((row[0], row[1])) }
-            return (head, pairs)
+            while let row = try rows.next() { digest.add(id: row[0], version: row[1]) }
+            return (head, digest.digest)
         }
     }
 }
