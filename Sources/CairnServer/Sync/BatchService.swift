@@ -69,7 +69,7 @@ struct BatchService: Sendable {
             hiddenFiles: hiddenFiles, completedFiles: fileIDs.isEmpty ? [] : try await storage.completedFiles(project: project, ids: fileIDs),
             now: now)
         let reads = BatchLookups.reads(translation.operations)
-        let early = try await decideEarly(run, reads: reads, project: project, schema: schema)
+        let early = try await decideEarly(run, reads: reads, project: project)
         let ended = try await commits.write(
             project: project, user: user, now: now, schema: schema,
             read: { transaction -> LockedRead in
@@ -91,7 +91,7 @@ struct BatchService: Sendable {
                 let snapshot: TransactionSnapshot
                 if let read = found.snapshot { snapshot = read } else { snapshot = try await writer.transaction.read(reads) }
                 var lookups = try BatchLookups(snapshot)
-                var preparer = RowPreparer(schema: schema)
+                var preparer = RowPreparer(schema: run.schema)
                 for index in translation.operations.indices {
                     let decision = try run.decide(index, lookups: lookups, preparer: &preparer)
                     answers.append(try await run.commit(decision, of: index, writer: &writer, lookups: &lookups))
@@ -114,11 +114,11 @@ extension BatchService {
     /// Decides every operation of a batch that names each record and opId once, from a snapshot read without the
     /// project's write lock: reading the stored states, the conflict checks, merges, rule checks and encoding all
     /// happen here, beside other batches' commits. `nil` for a batch that must decide under the lock.
-    func decideEarly(_ run: BatchRun, reads: TransactionReads, project: String, schema: Schema) async throws -> EarlyDecisions? {
+    func decideEarly(_ run: BatchRun, reads: TransactionReads, project: String) async throws -> EarlyDecisions? {
         guard BatchLookups.touchesEachOnce(run.translation.operations) else { return nil }
         let snapshot = try await storage.readCommitted(project: project, reads)
         let lookups = try BatchLookups(snapshot)
-        var preparer = RowPreparer(schema: schema)
+        var preparer = RowPreparer(schema: run.schema)
         let decisions = try run.translation.operations.indices.map { try run.decide($0, lookups: lookups, preparer: &preparer) }
         try await beforeLock?()
         return EarlyDecisions(versions: TransactionVersions(snapshot), decisions: decisions)
