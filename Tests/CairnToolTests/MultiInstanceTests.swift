@@ -252,27 +252,31 @@ struct OperatorTests {
             for try await chunk in response.body { text += String(buffer: chunk) }
             return text
         }()
-        // An upload in flight: half its body is sent before SIGTERM, the rest after.
-        let size = 2_000_000
+        // An upload in flight: most of its body is sent before SIGTERM, the rest after.
+        let size = 3_000_000
+        let first = 2_000_000  // more than the server's 1 MB write, so it shows in the upload offset
         let created = try await client.send(.POST, "/v1/projects/field/files", token: token, json: [
             "name": "scan.bin", "contentType": "application/octet-stream", "size": .integer(Int64(size)),
         ])
         let fileID = try #require(created.json?["id"]?.stringValue)
         let (halves, half) = AsyncStream<ByteBuffer>.makeStream()
-        half.yield(ByteBuffer(repeating: 7, count: size / 2))
+        half.yield(ByteBuffer(repeating: 7, count: first))
         var upload = HTTPClientRequest(url: client.baseURL.absoluteString + "/v1/projects/field/files/\(fileID)/upload")
         upload.method = .PUT
         upload.headers.add(name: "Authorization", value: "Bearer \(token)")
         upload.body = .stream(halves, length: .known(Int64(size)))
-        async let uploaded = HTTPClient.shared.execute(upload, timeout: .seconds(30))
-        try await Task.sleep(for: .milliseconds(300))
+        async let uploaded = HTTPClient.shared.execute(upload, timeout: .seconds(120))
+        // SIGTERM only once the server is writing the upload's bytes (no guess at how long that takes on a busy
+        // machine), and the second half only once the stop has begun: the server has ended the live stream.
+        while try await client.send(.HEAD, "/v1/projects/field/files/\(fileID)/upload", token: token).header("Upload-Offset") ?? "0" == "0" {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         process.send(SIGTERM)
-        try await Task.sleep(for: .milliseconds(300))
-        half.yield(ByteBuffer(repeating: 7, count: size / 2))
-        half.finish()
-        #expect(try await uploaded.status == .ok, "the request in flight at SIGTERM finishes")
         let received = try await text.components(separatedBy: "\n")
         #expect(received.contains("retry: 1000"), "\(received)")
+        half.yield(ByteBuffer(repeating: 7, count: size - first))
+        half.finish()
+        #expect(try await uploaded.status == .ok, "the request in flight at SIGTERM finishes")
         #expect(process.waitUntilExit() == 0)
     }
 }
