@@ -4,7 +4,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@Suite("Health, request ids, OpenAPI, clients, digests, live notices", .timeLimit(.minutes(10)))
+@Suite("Health, request ids, OpenAPI, clients, digests, live notices", .timeLimit(.minutes(20)))
 struct ServiceTests {
     @Test("health answers without a token; every response carries X-Request-ID, echoed when sent")
     func healthAndRequestID() async throws {

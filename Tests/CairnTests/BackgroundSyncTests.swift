@@ -5,7 +5,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@Suite("Background sync", .timeLimit(.minutes(5)))
+@Suite("Background sync", .timeLimit(.minutes(20)))
 struct BackgroundSyncTests {
     /// Waits until `condition` holds (true once it does), with no deadline of its own: the suite's time limit is the
     /// safety net.

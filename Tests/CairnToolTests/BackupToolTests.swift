@@ -12,7 +12,7 @@ import Glibc
 /// `cairn admin backup` and `restore`: a data directory backed up while its server serves writers, brought back into
 /// a new one, and served again to the clients that synced before.
 @Suite(
-    "Backups of a serving data directory", .serialized, .timeLimit(.minutes(10)),
+    "Backups of a serving data directory", .serialized, .timeLimit(.minutes(20)),
     .enabled(if: Tool.binary != nil, "the cairn binary is not built next to the tests"))
 struct BackupToolTests {
     /// What the writers had acknowledged by the server, shared between their tasks and the test.

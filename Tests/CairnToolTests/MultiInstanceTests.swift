@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// Several `cairn serve` processes on one PostgreSQL database behave as one server.
-@Suite("Several server instances on one PostgreSQL database", .serialized, .timeLimit(.minutes(10)))
+@Suite("Several server instances on one PostgreSQL database", .serialized, .timeLimit(.minutes(20)))
 struct MultiInstanceTests {
     @Test("writers spread over three instances; a reader on one sees every change exactly once, in order")
     func spreadWriters() async throws {

@@ -7,7 +7,7 @@ import Testing
 /// One store file shared by real processes: `cairn sync --watch`, `cairn put` and this test process write and sync it
 /// while watchers are killed with SIGKILL. Only the process holding the store's sync lease syncs; the others' writes
 /// are pushed by it; a killed holder is taken over.
-@Suite("One store, several processes", .enabled(if: Tool.binary != nil, "the cairn binary is not built next to the tests"), .serialized, .timeLimit(.minutes(10)))
+@Suite("One store, several processes", .enabled(if: Tool.binary != nil, "the cairn binary is not built next to the tests"), .serialized, .timeLimit(.minutes(20)))
 struct SharedStoreToolTests {
     static let environment = ProcessInfo.processInfo.environment.merging(["CAIRN_PASSWORD": TestServer.password]) { $1 }
 

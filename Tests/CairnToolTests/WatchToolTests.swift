@@ -3,7 +3,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@Suite("cairn sync --watch and cairn status", .timeLimit(.minutes(10)))
+@Suite("cairn sync --watch and cairn status", .timeLimit(.minutes(20)))
 struct WatchToolTests {
     /// A `cairn sync --watch` process, read line by line.
     final class Watcher: @unchecked Sendable {

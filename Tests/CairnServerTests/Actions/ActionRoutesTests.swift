@@ -6,7 +6,7 @@ import Testing
 
 /// `POST /v1/projects/{project}/actions/{action}`: who may call (401, 404, 403 by the action's role), what the
 /// backend receives (signed, with the caller), what comes back, and that a key calls the backend once.
-@Suite("Action routes", .timeLimit(.minutes(5)))
+@Suite("Action routes", .timeLimit(.minutes(20)))
 struct ActionRoutesTests {
     /// Runs `body` with the standard fixture and a backend answering with `handler` (``Fixture/withActionBackend(_:_:)``).
     static func withBackend(

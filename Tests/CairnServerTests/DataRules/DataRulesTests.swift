@@ -4,7 +4,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@Suite("Data rules on every route", .timeLimit(.minutes(10)))
+@Suite("Data rules on every route", .timeLimit(.minutes(20)))
 struct DataRulesTests {
     @Test("each member pulls, filters and verifies exactly what the read rule allows; the admin sees everything")
     func readsFollowRules() async throws {

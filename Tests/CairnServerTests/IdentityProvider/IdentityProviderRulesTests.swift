@@ -4,7 +4,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@Suite("Identity-provider users under data rules", .timeLimit(.minutes(10)))
+@Suite("Identity-provider users under data rules", .timeLimit(.minutes(20)))
 struct IdentityProviderRulesTests {
     @Test("a JWT's claims reach the rules as claims.NAME, and revoking the user's sign-ins ends tokens issued before it")
     func claimsAndRevocation() async throws {

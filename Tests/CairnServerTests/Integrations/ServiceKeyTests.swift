@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Service keys: who may make, list and revoke them (per route), and what a key may do once made.
-@Suite("Service keys", .timeLimit(.minutes(10)))
+@Suite("Service keys", .timeLimit(.minutes(20)))
 struct ServiceKeyTests {
     @Test("service-key and webhook routes: no token 401, non-member 404, reader and writer 403, admin and operator answer")
     func routeSecurity() async throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// Webhooks: every committed change of their collections delivered at least once, in feed order, signed; through a
 /// receiver that fails, hangs or is down, and across purges.
-@Suite("Webhooks", .timeLimit(.minutes(10)))
+@Suite("Webhooks", .timeLimit(.minutes(20)))
 struct WebhookTests {
     static let secret = "a-webhook-secret-of-some-length"
 

@@ -9,7 +9,7 @@ import Testing
 /// A batch decides its operations before the project's write lock, from a snapshot, and re-checks under the lock what
 /// it read: another batch that committed in between (run here from the `beforeLock` hook, so the order is certain)
 /// makes it decide again, and only versions are handed out under the lock otherwise.
-@Suite("Batches decided before the write lock", .timeLimit(.minutes(10)))
+@Suite("Batches decided before the write lock", .timeLimit(.minutes(20)))
 struct EarlyDecisionTests {
     static let schema = Schema(collections: [StorageFixtures.notes])
     static let lastWriterWins = Schema(collections: [CollectionSchema(

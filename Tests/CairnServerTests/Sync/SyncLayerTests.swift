@@ -7,7 +7,7 @@ import Testing
 
 /// The sync layer's rules over every storage backend: batches (versions, replays, atomic rollback) and versions
 /// handed out outside a batch.
-@Suite("Sync layer over every backend", .timeLimit(.minutes(10)))
+@Suite("Sync layer over every backend", .timeLimit(.minutes(20)))
 struct SyncLayerTests {
     static let schema = Schema(collections: [StorageFixtures.notes])
     static let now = StorageFixtures.epoch

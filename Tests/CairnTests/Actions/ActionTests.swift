@@ -7,7 +7,7 @@ import Testing
 
 /// Actions from the SDK: `call` online, and `enqueue` offline, in order with the device's writes, sent once per
 /// idempotency key however often the upload is retried, with its outcome kept on the device.
-@Suite("Actions from devices", .timeLimit(.minutes(5)))
+@Suite("Actions from devices", .timeLimit(.minutes(20)))
 struct ActionTests {
     /// Runs `body` with the standard fixture and a backend answering with `handler`.
     static func withBackend(

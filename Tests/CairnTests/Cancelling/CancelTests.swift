@@ -91,7 +91,7 @@ final class GatedSyncTransport: HTTPTransport, Sendable {
 
 /// Holds the cancellations to a known point of the run with ``GatedSyncTransport``, not to a moment of real time: no
 /// wait here gives up, and the time limit is the only safety net.
-@Suite("cancelUpload and cancelDownload", .timeLimit(.minutes(5)))
+@Suite("cancelUpload and cancelDownload", .timeLimit(.minutes(20)))
 struct CancelTests {
     @Test("cancelDownload stops the running pull for its starter and a joiner at a page boundary, keeping the pages applied")
     func cancelDownload() async throws {

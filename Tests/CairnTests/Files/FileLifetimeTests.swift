@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// File transfers belong to the client that started them: closing it ends them, and nothing of it runs afterwards.
-@Suite("Files end with their client: close() cancels uploads, downloads and prefetch", .timeLimit(.minutes(5)))
+@Suite("Files end with their client: close() cancels uploads, downloads and prefetch", .timeLimit(.minutes(20)))
 struct FileLifetimeTests {
     /// Passes requests on, but holds the uploads of bytes and the downloads of contents until their task is
     /// cancelled; counts every request, and notes the held ones that ended.

@@ -6,7 +6,7 @@ import Observation
 import Synchronization
 import Testing
 
-@Suite("Live queries for SwiftUI", .timeLimit(.minutes(5)))
+@Suite("Live queries for SwiftUI", .timeLimit(.minutes(20)))
 struct LiveQueryTests {
     struct Note: Codable, Sendable, Equatable { var id: String?; var title: String }
 
@@ -147,7 +147,7 @@ struct LiveQueryTests {
     }
 }
 
-@Suite("Live queries across processes", .timeLimit(.minutes(5)))
+@Suite("Live queries across processes", .timeLimit(.minutes(20)))
 struct LiveQuerySharedStoreTests {
     @Test("a live query on one client of a store file follows another client's writes to it, and stops looking once cancelled")
     func followsOtherClients() async throws {

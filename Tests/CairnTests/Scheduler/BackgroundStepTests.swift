@@ -6,7 +6,7 @@ import Testing
 
 /// The step's ends are read in pages and in clock time, not in real time: a gate holds a page request at a known
 /// point, the time limit runs on a manual clock, and no wait gives up (the suite's time limit is the safety net).
-@Suite("Background sync steps", .timeLimit(.minutes(5)))
+@Suite("Background sync steps", .timeLimit(.minutes(20)))
 struct BackgroundStepTests {
     @Test("a bounded step stops promptly when its time runs out or it is cancelled, keeps what it did, and the next one finishes")
     func boundedStep() async throws {

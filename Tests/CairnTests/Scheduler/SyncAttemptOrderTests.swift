@@ -9,7 +9,7 @@ import Testing
 
 /// The results of sync attempts count in the order the attempts started: a failure that began during an outage and
 /// ended after a newer attempt succeeded never makes a healed store look as if it were still failing.
-@Suite("Sync results are ordered by when their attempt started", .timeLimit(.minutes(5)))
+@Suite("Sync results are ordered by when their attempt started", .timeLimit(.minutes(20)))
 struct SyncAttemptOrderTests {
     static let outage = ErrorBody(code: .networkUnavailable, message: "The server could not be reached (connection refused)")
 

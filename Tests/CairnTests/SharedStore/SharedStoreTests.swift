@@ -9,7 +9,7 @@ import Testing
 /// without reopening, and only one syncs at a time (the store's sync lease).
 /// No wait here gives up after a time of its own (a loaded machine only makes it longer): the time limit is the only
 /// safety net.
-@Suite("Shared store: several clients on one file", .timeLimit(.minutes(5)))
+@Suite("Shared store: several clients on one file", .timeLimit(.minutes(20)))
 struct SharedStoreTests {
     /// Waits until `condition` holds (true once it does; a stuck wait ends at the suite's time limit).
     static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {

@@ -8,7 +8,7 @@ import PostgresNIO
 import Testing
 
 /// Collections kept in PostgreSQL tables: devices and plain SQL write the same rows, and both reach everyone.
-@Suite("Collections in PostgreSQL tables", .timeLimit(.minutes(10)))
+@Suite("Collections in PostgreSQL tables", .timeLimit(.minutes(20)))
 struct TableCollectionTests {
     static let orderFields = [
         FieldSchema(name: "title", type: .string), FieldSchema(name: "qty", type: .integer), FieldSchema(name: "done", type: .boolean),

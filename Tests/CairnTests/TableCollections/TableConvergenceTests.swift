@@ -9,7 +9,7 @@ import Testing
 
 /// Random SQL sessions (inserts, updates, deletes, COPY, rollbacks) and random devices write the same rows at once;
 /// every device converges to the table, a cursor sees every change once, and the data rules hold.
-@Suite("Collections in PostgreSQL tables: SQL and devices at once", .timeLimit(.minutes(15)))
+@Suite("Collections in PostgreSQL tables: SQL and devices at once", .timeLimit(.minutes(20)))
 struct TableConvergenceTests {
     static let regions: [JSONValue] = ["north", "south"]
     static let schema = Schema(collections: [CollectionSchema(

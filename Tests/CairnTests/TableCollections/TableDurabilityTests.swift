@@ -9,7 +9,7 @@ import Testing
 
 /// Collections in tables at scale and through failures: a large COPY, two instances, a database restart; and what
 /// the server refuses of SQL and of project admins.
-@Suite("Collections in PostgreSQL tables: scale, failures and refusals", .timeLimit(.minutes(15)))
+@Suite("Collections in PostgreSQL tables: scale, failures and refusals", .timeLimit(.minutes(20)))
 struct TableDurabilityTests {
     static let schema = Schema(collections: [CollectionSchema(
         name: "readings",
