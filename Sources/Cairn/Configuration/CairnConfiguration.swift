@@ -92,6 +92,11 @@ public struct CairnConfiguration: Sendable {
     /// 10,000 records a page, with two pages downloading ahead, so the link never waits on a round trip. False keeps
     /// every page at ``pageSize`` (tests that count pages, apps that need a fixed memory bound).
     public var adaptsPageSize = true
+    /// Whether a pull asks for many pages in one answer (default true): the server sends them back to back, each with
+    /// its cursor, and the SDK commits each as it arrives, so a link with a long round trip pays it once per answer
+    /// instead of once per page; after a cut the pull goes on from the last page committed. False asks page by page
+    /// (with ``adaptsPageSize``'s pages ahead), as with a server from before streams (tests that count page requests).
+    public var streamsPages = true
     /// The default ``pageSize``.
     public static let defaultPageSize = 2000
     /// How conflicts are settled (default: field-level merge, the server winning fields changed on both sides).

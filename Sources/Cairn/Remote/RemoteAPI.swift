@@ -58,11 +58,7 @@ struct RemoteAPI: Sendable {
     func changes(
         collection: String, since: String?, limit: Int, filter: Filter?, own: VersionRanges? = nil, next: (@Sendable (String) -> Void)? = nil
     ) async throws -> PageArrival {
-        var query = ["limit=\(limit)"]
-        if let since { query.append("since=\(PercentEncoding.encode(since))") }
-        if let own, !own.isEmpty { query.append("own=\(own.text)") }
-        if let filter { query.append("where=\(PercentEncoding.encode(String(decoding: try CairnJSON.encode(filter), as: UTF8.self)))") }
-        let path = "/v1/projects/\(project)/collections/\(collection)/changes?" + query.joined(separator: "&")
+        let path = try changesPath(collection: collection, since: since, limit: limit, filter: filter, own: own)
         let timing = PageArrival.Timing()
         let head: @Sendable (Int, [(String, String)]) -> Void = { status, headers in
             timing.headArrived(serverTiming: TransportResponse.header(CairnHeader.serverTiming, in: headers))
@@ -73,6 +69,16 @@ struct RemoteAPI: Sendable {
         }
         let body = try await send(method: "GET", path: path, head: head).body
         return timing.arrived(body)
+    }
+
+    /// The path of a changes request; `pages` above 1 asks for that many pages in one answer (``PageStream``).
+    func changesPath(collection: String, since: String?, limit: Int, filter: Filter?, own: VersionRanges?, pages: Int = 1) throws -> String {
+        var query = ["limit=\(limit)"]
+        if let since { query.append("since=\(PercentEncoding.encode(since))") }
+        if let own, !own.isEmpty { query.append("own=\(own.text)") }
+        if let filter { query.append("where=\(PercentEncoding.encode(String(decoding: try CairnJSON.encode(filter), as: UTF8.self)))") }
+        if pages > 1 { query.append("\(PageStream.parameter)=\(pages)") }
+        return "/v1/projects/\(project)/collections/\(collection)/changes?" + query.joined(separator: "&")
     }
 
     func batch(_ operations: [PendingOperation]) async throws -> [ScannedResult] {
@@ -127,7 +133,8 @@ struct RemoteAPI: Sendable {
     /// refused connection with its shorter schedule).
     func send(
         method: String, path: String, body: Data? = nil, headers: [(String, String)] = [], authorized: Bool = true, accept: Set<Int> = [200],
-        retries: Bool = true, transfer: Transfer? = nil, head: (@Sendable (Int, [(String, String)]) -> Void)? = nil
+        retries: Bool = true, transfer: Transfer? = nil, head: (@Sendable (Int, [(String, String)]) -> Void)? = nil,
+        streamed: Streamed? = nil
     ) async throws -> TransportResponse {
         try await retry.run(
             on: clock, retries: { retries && $0.isRetryable && $0.retriesInPlace },
@@ -135,8 +142,15 @@ struct RemoteAPI: Sendable {
         ) {
             try await sendOnce(
                 method: method, path: path, body: body, headers: headers, authorized: authorized, accept: accept, transfer: transfer,
-                head: head)
+                head: head, streamed: streamed)
         }
+    }
+
+    /// A 2xx answer's body handed over chunk by chunk as it arrives (``TransportRequest/streamedBody``), with the
+    /// deadline of the whole exchange.
+    struct Streamed: Sendable {
+        var chunk: @Sendable (Data) async throws -> Void
+        var timeout: Duration
     }
 
     /// A file moved by a request: its body streamed from disk, or its answer streamed to disk, with progress.
@@ -151,7 +165,7 @@ struct RemoteAPI: Sendable {
 
     private func sendOnce(
         method: String, path: String, body: Data?, headers: [(String, String)], authorized: Bool, accept: Set<Int>, transfer: Transfer?,
-        head: (@Sendable (Int, [(String, String)]) -> Void)?
+        head: (@Sendable (Int, [(String, String)]) -> Void)?, streamed: Streamed?
     ) async throws -> TransportResponse {
         var allHeaders = headers
         if body != nil { allHeaders.append(("Content-Type", "application/json")) }
@@ -173,6 +187,10 @@ struct RemoteAPI: Sendable {
             request.received = transfer?.received
             request.downloadSealing = transfer?.sealing
             request.responseHead = head
+            if let streamed {
+                request.streamedBody = streamed.chunk
+                request.timeout = streamed.timeout
+            }
             var response: TransportResponse
             if let destination = transfer?.downloadTo {
                 response = try await transport.download(request, to: destination)
@@ -180,7 +198,14 @@ struct RemoteAPI: Sendable {
                 response = try await transport.send(request)
             }
             response = try compression.received(response, sentCompressed: compressed)
-            if accept.contains(response.status) { return response }
+            if accept.contains(response.status) {
+                // A transport that collected a streamed body: it is handed over whole.
+                if let streamed, !response.body.isEmpty, (200..<300).contains(response.status) {
+                    try await streamed.chunk(response.body)
+                    response.body = Data()
+                }
+                return response
+            }
             // The server does not read compressed bodies after all: it is now known, and the body goes plain.
             if WireCompression.refusedCompression(response, sentCompressed: compressed) { continue }
             if response.status == 401, authorized, !refreshed, let refused = token {

@@ -52,6 +52,11 @@ extension SyncEngine {
     func pull(from source: some PageSource, pages: PageSizer, into summary: inout SyncSummary) async throws -> Bool {
         var expiredOnce = false
         await beginDownloadProgress()
+        if configuration.streamsPages, serverStreamsPages {
+            if let ended = try await pullStreaming(from: source, pageSize: pages.base, into: &summary) { return ended }
+            // A server from before streams answered one page: page by page from now on.
+            serverStreamsPages = false
+        }
         let pipeline = PagePipeline(depth: { pages.pagesAhead }) { [self] request, pipeline in fetchPage(request, pages: pages, pipeline: pipeline) }
         defer { pipeline.close() }
         while true {
@@ -70,24 +75,30 @@ extension SyncEngine {
             }
             // Asked for already when the answer's head named the cursor; else now (a transport that does not tell heads).
             if page.hasMore { pipeline.prefetch(request.next(after: page)) }
-            let (bytes, records) = (page.bytes, page.changes.count)
-            await status.update { status in
-                source.count(in: &status) {
-                    $0.downloadedBytes += bytes
-                    $0.downloadedRecords += records
-                }
-            }
-            let applied = try await store.offPool { store in
-                let applied = try store.apply(page, to: request.cursor)
-                releaseFreedMemory()
-                return applied
-            }
-            summary.pulled += applied.changes
-            await noteDownloadProgress(applied.changes, total: page.total)
-            log.pagePulled(collection: request.cursor.collection, changes: applied.changes)
-            await status.update { status in source.count(in: &status) { $0.appliedRecords += applied.changes } }
+            try await apply(page, answering: request, from: source, into: &summary)
             if source.isLast(page, of: request) { return true }
         }
+    }
+
+    /// Applies one pulled page with its cursor in one transaction, and counts it in the status, the progress and the
+    /// log: the one step of both pull loops.
+    func apply(_ page: PulledPage, answering request: PageRequest, from source: some PageSource, into summary: inout SyncSummary) async throws {
+        let (bytes, records) = (page.bytes, page.changes.count)
+        await status.update { status in
+            source.count(in: &status) {
+                $0.downloadedBytes += bytes
+                $0.downloadedRecords += records
+            }
+        }
+        let applied = try await store.offPool { store in
+            let applied = try store.apply(page, to: request.cursor)
+            releaseFreedMemory()
+            return applied
+        }
+        summary.pulled += applied.changes
+        await noteDownloadProgress(applied.changes, total: page.total)
+        log.pagePulled(collection: request.cursor.collection, changes: applied.changes)
+        await status.update { status in source.count(in: &status) { $0.appliedRecords += applied.changes } }
     }
 
     /// Downloads and reads one page in the background, while the page before it is written on the store's queue; the

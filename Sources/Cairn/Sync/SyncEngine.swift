@@ -36,6 +36,8 @@ actor SyncEngine {
     var downloadMeter: TransferMeter?
     /// The client that owns this engine, for automatic sync tasks (weak: the client owns the engine).
     let owner = WeakClient()
+    /// False once the server answered a request for several pages with one: it predates ``PageStream``.
+    var serverStreamsPages = true
     /// The store file's sync lease, taken by every run (nil in memory): one process syncs at a time.
     let lease: SyncLease?
 

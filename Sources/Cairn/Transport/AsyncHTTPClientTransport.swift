@@ -37,7 +37,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// Sends `request` with its ``TransportRequest/timeout`` as the deadline of the whole exchange and collects the
-    /// body up to ``maximumResponseBytes``; failures become ``CairnError``s (`timed_out`, `cancelled` or
+    /// body up to ``maximumResponseBytes`` (or hands a 2xx body to ``TransportRequest/streamedBody`` chunk by chunk); failures become ``CairnError``s (`timed_out`, `cancelled` or
     /// `network_unavailable`).
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let prepared = try prepare(request)
@@ -45,6 +45,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             let response = try await client.execute(prepared, timeout: TimeAmount(request.timeout))
             let headers = response.headers.map { ($0.name, $0.value) }
             request.responseHead?(Int(response.status.code), headers)
+            if let streamed = request.streamedBody, (200..<300).contains(Int(response.status.code)) {
+                for try await chunk in response.body { try await streamed(Data(buffer: chunk)) }
+                return TransportResponse(status: Int(response.status.code), headers: headers, body: Data())
+            }
             let body = try await response.body.collect(upTo: maximumResponseBytes)
             return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(buffer: body))
         } catch {

@@ -20,6 +20,11 @@ public struct TransportRequest: Sendable {
     /// next page then (from the `Cairn-Cursor` header), while this page's body still travels. Both built-in
     /// transports call it; a transport that does not only makes slow links a little slower.
     public var responseHead: (@Sendable (_ status: Int, _ headers: [(String, String)]) -> Void)?
+    /// Called with each chunk of a 2xx answer's body as it arrives, in order, instead of collecting it (a pull of
+    /// several pages commits each as it comes); the next chunk is read once the call returns, and the returned
+    /// response's body is then empty. Any other answer's body is collected as usual. A transport that cannot stream
+    /// collects the body: the SDK then hands it over whole.
+    public var streamedBody: (@Sendable (Data) async throws -> Void)?
     /// The key that seals a download's file when the store is encrypted (see ``openDownload(_:)``).
     var downloadSealing: FileSealing?
     /// The time limit of the request, then `timed_out` (default 30 seconds; the SDK passes

@@ -139,6 +139,45 @@ public final class GzipStream {
     }
 }
 
+/// Decompresses a gzip stream that arrives in chunks, chunk by chunk: each call gives what the bytes so far expand to
+/// (a client reading pages that a server flushes one by one).
+///
+/// ```swift
+/// let inflater = try GunzipStream()
+/// for chunk in chunks { plain.append(try inflater.decompress(chunk)) }
+/// ```
+public final class GunzipStream {
+    private let decompressor: any NIODecompressor
+
+    /// Starts reading a stream.
+    public init() throws(GzipError) {
+        decompressor = CompressionAlgorithm.gzip().decompressor
+        do { try decompressor.startStream() } catch { throw .corrupt }
+    }
+
+    deinit { try? decompressor.finishStream() }
+
+    /// The bytes `chunk` adds to the stream once decompressed (possibly none yet).
+    public func decompress(_ chunk: Data) throws(GzipError) -> Data {
+        var input = ByteBuffer(bytes: chunk)
+        var plain = Data()
+        while input.readableBytes > 0 {
+            let before = input.readableBytes
+            var output = ByteBufferAllocator().buffer(capacity: max(64 * 1024, before * 4))
+            do {
+                try input.decompressStream(to: &output, with: decompressor)
+            } catch let error as CompressNIOError where error == .bufferOverflow {
+                // The output filled: what it holds is kept, and the rest of the input goes round again.
+            } catch {
+                throw .corrupt
+            }
+            plain.append(contentsOf: output.readableBytesView)
+            if input.readableBytes == before, output.readableBytes == 0 { break }
+        }
+        return plain
+    }
+}
+
 /// Why a gzip body could not be read.
 public enum GzipError: Error, Sendable, Equatable, CustomStringConvertible {
     /// It would expand past `limit` bytes.

@@ -30,14 +30,32 @@ struct ChangesRoutes: ProjectRouteGroup {
             }
             let started = ContinuousClock.now
             var changes = try ChangesRequest(
-                since: query.get("since"), limit: query.get("limit"), where: query.get("where"), own: query.get("own"))
+                since: query.get("since"), limit: query.get("limit"), where: query.get("where"), own: query.get("own"),
+                pages: query.get(PageStream.parameter))
             let translator = try await evolution.translator(project: caller.project, current: schema, requested: requested)
             changes.filter = changes.filter.map { translator.incoming($0, collection: collection.name) }
-            let page = try await feed.page(
-                project: caller.project, collection: collection, schemaVersion: schema.version, request: changes,
-                scope: try await access.scope(caller, collection), user: caller.user, clientID: request.headers[.cairnClientID],
-                now: clock.now(), translator: translator)
+            let scope = try await access.scope(caller, collection)
+            let (feed, clock, clientID) = (feed, clock, request.headers[.cairnClientID])
+            let read: @Sendable (ChangesRequest) async throws -> ChangesFeed.Page = { changes in
+                try await feed.page(
+                    project: caller.project, collection: collection, schemaVersion: schema.version, request: changes, scope: scope,
+                    user: caller.user, clientID: clientID, now: clock.now(), translator: translator)
+            }
+            // The first page is read before the head leaves, so that its failures answer with their status.
+            let page = try await read(changes)
             metrics.pulled(page.records)
+            if changes.pages > 1 {
+                let (metrics, changes) = (metrics, changes)
+                let body = ChangesFeed.stream(
+                    first: page, count: changes.pages, logger: context.logger, read: { try await read(changes.after($0)) },
+                    sent: { metrics.pulled($0.records) })
+                return Response(
+                    status: .ok,
+                    headers: [
+                        .contentType: PageStream.mediaType,
+                        .serverTiming: ServerTiming.header(CairnHeader.feedTimingMetric, since: started),
+                    ], body: body)
+            }
             // The cursor in the head too, so the next page can be asked for while this one's body travels.
             // And the time the page took here, so the client can tell the link's round trip from the server's work.
             return Response.jsonBytes(

@@ -19,6 +19,8 @@ struct ChangesRequest: Sendable {
     /// The versions the caller's own writes committed at: with a cursor, the records whose latest state is one of
     /// them are left out (the caller holds them), unless they come as `gone`.
     var own: VersionRanges?
+    /// How many pages the answer may carry, one after another (`pages`, ``PageStream``): 1 answers one page object.
+    var pages = 1
 
     init(cursor: FeedCursor?, limit: Int = defaultLimit, filter: Filter? = nil, own: VersionRanges? = nil) {
         self.cursor = cursor
@@ -27,7 +29,7 @@ struct ChangesRequest: Sendable {
         self.own = own
     }
 
-    init(since: String?, limit: String?, where filterText: String?, own ownText: String? = nil) throws(ErrorBody) {
+    init(since: String?, limit: String?, where filterText: String?, own ownText: String? = nil, pages pagesText: String? = nil) throws(ErrorBody) {
         var pageLimit = Self.defaultLimit
         if let limit {
             guard let value = Int(limit), (1...Self.maximumLimit).contains(value) else {
@@ -57,5 +59,18 @@ struct ChangesRequest: Sendable {
             own = ranges
         }
         self.init(cursor: cursor, limit: pageLimit, filter: filter, own: own)
+        if let pagesText {
+            guard let value = Int(pagesText), (1...PageStream.maximumPages).contains(value) else {
+                throw .validation("pages must be an integer from 1 to \(PageStream.maximumPages)", field: PageStream.parameter)
+            }
+            pages = value
+        }
+    }
+
+    /// The request of the page after one that ended at `cursor`.
+    func after(_ cursor: FeedCursor) -> ChangesRequest {
+        var next = self
+        next.cursor = cursor
+        return next
     }
 }

@@ -105,6 +105,8 @@ struct CancelTests {
             let bob = try await fixture.client("bob", network: SwitchableTransport(inner: gate)) {
                 $0.pageSize = 10
                 $0.adaptsPageSize = false
+                // Page by page: the gate counts and holds page requests.
+                $0.streamsPages = false
             }
 
             let starter = Task { try await bob.pull(["notes"]) }

@@ -22,8 +22,12 @@ struct DownloadQueryTests {
         }
 
         /// Opens bob's client on the same store file: every call is a restart.
-        func bob(pageSize: Int = 1000) async throws -> CairnClient {
-            try await fixture.client("bob", store: .file(path), network: network) { $0.pageSize = pageSize }
+        /// Bob's client; `streams: false` pulls page by page, for a test that breaks a pull at its second request.
+        func bob(pageSize: Int = 1000, streams: Bool = true) async throws -> CairnClient {
+            try await fixture.client("bob", store: .file(path), network: network) {
+                $0.pageSize = pageSize
+                $0.streamsPages = streams
+            }
         }
 
         func ranks(_ client: CairnClient) throws -> [Int] {
@@ -119,7 +123,7 @@ struct DownloadQueryTests {
             _ = try await setup.fixture.push("alice", [SyncOperation(opId: newOpID(), collection: "tasks", id: "t-6", op: .patch, data: ["title": "renamed"])])
 
             // The pull breaks after its first page; the next one resumes after a restart.
-            bob = try await setup.bob(pageSize: 2)
+            bob = try await setup.bob(pageSize: 2, streams: false)
             let changesRequests = Mutex(0)
             setup.network.intercept { request in
                 guard request.url.path.hasSuffix("/tasks/changes") else { return nil }

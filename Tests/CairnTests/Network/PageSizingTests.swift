@@ -92,6 +92,8 @@ struct PageSizingTests {
                     serverURL: link.baseURL, project: Fixture.project, device: "far-away",
                     credentials: .password(user: "bob", password: TestServer.password), store: .inMemory)
                 configuration.pageSize = 100
+                // Sizing belongs to page-by-page pulls (servers from before streams).
+                configuration.streamsPages = false
                 let reader = try await CairnClient.open(configuration, transport: recorder)
                 #expect(try await reader.pull(["notes"]).pulled == 800)
                 let limits = recorder.limits

@@ -65,6 +65,8 @@ struct PullPipeliningTests {
                     credentials: .password(user: "bob", password: TestServer.password), store: .inMemory)
                 configuration.pageSize = 1000
                 configuration.adaptsPageSize = false
+                // Page by page: this is the pipeline of single-page requests (servers from before streams).
+                configuration.streamsPages = false
                 let reader = try await CairnClient.open(configuration, transport: timeline)
                 #expect(try await reader.pull(["notes"]).pulled == 3000)
 

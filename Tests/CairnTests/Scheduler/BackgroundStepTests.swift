@@ -22,6 +22,8 @@ struct BackgroundStepTests {
             let bob = try await fixture.client("bob", network: SwitchableTransport(inner: gate)) {
                 $0.pageSize = 50
                 $0.adaptsPageSize = false
+                // Page by page: the gate counts and holds page requests.
+                $0.streamsPages = false
             }
             try bob.create("notes", id: "from-bob", data: ["title": "queued"])
 
@@ -48,6 +50,8 @@ struct BackgroundStepTests {
                 $0.clock = clock
                 $0.pageSize = 50
                 $0.adaptsPageSize = false
+                // Page by page: the gate counts and holds page requests.
+                $0.streamsPages = false
             }
             let limited = Task { await other.backgroundSync(timeLimit: .milliseconds(100)) }
             // The step's timer is armed for the limit (on a store file the lease's keeper sleeps on this clock too).

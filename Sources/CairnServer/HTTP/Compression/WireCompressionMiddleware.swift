@@ -6,7 +6,8 @@ import NIOCore
 /// gzip on the wire (PROTOCOL.md, Compression): reads gzip-compressed JSON request bodies, compresses JSON answers
 /// for clients that send `Accept-Encoding: gzip`, and says on every answer that it accepts compressed bodies
 /// (`Accept-Encoding: gzip`, RFC 7694) so clients know to compress theirs. File bytes and event streams pass as they
-/// are: only `application/json` is touched.
+/// are: only `application/json` and pages streamed as `application/x-ndjson` are touched (each write of a stream is
+/// flushed, so a client reads every page as soon as it arrives).
 ///
 /// Turned off (`cairn serve --no-compression`), it answers in plain JSON and refuses compressed bodies with
 /// `415 unsupported_media_type` and `Accept-Encoding: identity`.
@@ -71,7 +72,8 @@ struct WireCompressionMiddleware: RouterMiddleware {
     /// client that accepts gzip.
     private func compresses(_ response: Response, for request: Request) -> Bool {
         guard request.method != .head, response.status != .noContent, response.status != .notModified,
-            response.headers[.contentEncoding] == nil, Self.isJSON(response.headers[.contentType]),
+            response.headers[.contentEncoding] == nil,
+            Self.isJSON(response.headers[.contentType]) || PageStream.isStream(contentType: response.headers[.contentType]),
             ContentCoding.acceptsGzip(request.headers[.acceptEncoding])
         else { return false }
         return (response.body.contentLength ?? .max) >= Gzip.smallestWorthCompressing
