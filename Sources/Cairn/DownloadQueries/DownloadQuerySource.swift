@@ -22,9 +22,11 @@ struct DownloadQuerySource: PageSource {
             try queries.beginSnapshot(name)
             state.resyncing = true
         }
+        // Changes after the cursor leave out the states of the store's own writes, as the collection's feed does.
+        let own = state.cursor == nil || state.resyncing ? nil : try store.pullStates.state(state.collection).own
         return PageRequest(
             cursor: .query(name: name, collection: state.collection, phase: .main(snapshot: state.resyncing)), since: state.cursor,
-            filter: state.filter)
+            filter: state.filter, own: own)
     }
 
     func restart(after request: PageRequest, _ store: LocalStore) throws {

@@ -13,6 +13,9 @@ final class PageLines: @unchecked Sendable {
     private let limit: Int
     private var inflater: GunzipStream?
     private var started = false
+    /// The first bytes, until there are two to tell gzip by.
+    private var head = Data()
+    /// The bytes after the last newline (a `Data` whose indices start at 0).
     private var pending = Data()
 
     /// - Parameters:
@@ -29,25 +32,46 @@ final class PageLines: @unchecked Sendable {
     func append(_ chunk: Data) async throws {
         var chunk = chunk
         if !started {
+            // gzip is told by two bytes, which may come in chunks of their own.
+            head.append(chunk)
+            guard head.count >= 2 else { return }
             started = true
+            chunk = head
+            head = Data()
             if Gzip.isCompressed(chunk) { inflater = try Self.inflater() }
         }
         if let inflater {
             do { chunk = try inflater.decompress(chunk) } catch { throw CairnError.badResponse("a compressed page could not be read: \(error)", cause: error) }
         }
+        // Only the new bytes are searched for newlines: the ones before were searched already.
+        var searched = pending.count
         pending.append(chunk)
-        var start = pending.startIndex
-        while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            let line = pending[start..<newline]
+        var start = 0
+        while let newline = Self.newline(in: pending, from: searched) {
+            if newline > start { try await page(pending.subdata(in: start..<newline)) }
             start = newline + 1
-            if !line.isEmpty { try await page(Data(line)) }
+            searched = start
         }
-        pending = start == pending.startIndex ? pending : Data(pending[start...])
+        if start > 0 { pending.removeSubrange(0..<start) }
         guard pending.count <= limit else { throw CairnError.badResponse("a page of the answer is larger than \(limit) bytes") }
+    }
+
+    /// The offset of the first newline of `bytes` at or after `offset` (a `Data` that starts at index 0).
+    private static func newline(in bytes: Data, from offset: Int) -> Int? {
+        guard offset < bytes.count else { return nil }
+        return bytes.withUnsafeBytes { raw -> Int? in
+            guard let base = raw.baseAddress, let found = memchr(base + offset, Int32(UInt8(ascii: "\n")), raw.count - offset) else { return nil }
+            return base.distance(to: UnsafeRawPointer(found))
+        }
     }
 
     /// The body ended: an answer of one page object is handed over now; a stream must have ended with its last line.
     func finish() async throws {
+        if !started, !head.isEmpty {
+            // An answer of one byte: whatever it is, it is read as it came.
+            pending = head
+            head = Data()
+        }
         guard !pending.isEmpty else { return }
         guard !isStream() else { throw CairnError.badResponse("the answer's last page was cut off") }
         let body = pending

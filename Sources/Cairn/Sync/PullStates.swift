@@ -26,6 +26,11 @@ extension PullStates {
         try store.writer.write { db in try store.collectionStates.beginResync(db, collection) }
     }
 
+    /// Forgets the versions of own writes up to `version`: every pull that was sent them reached its end.
+    func forgetOwn(_ collection: String, through version: Int64) throws {
+        try store.writeBookkeeping { db in try store.collectionStates.forgetOwn(db, collection, through: version) }
+    }
+
     /// Notes that a pull of `collection` started (for ``hasPendingDownload()`` after a crash).
     func markPulling(_ collection: String) throws {
         try store.writeBookkeeping { db in try store.collectionStates.markPulling(db, collection) }

@@ -14,15 +14,22 @@ extension SyncEngine {
     ///
     /// - Returns: false when the source had nothing to pull, true at its end, and `nil` when the server answered one
     ///   page (a server from before streams): the caller goes on page by page.
-    func pullStreaming(from source: some PageSource, pageSize: Int, into summary: inout SyncSummary) async throws -> Bool? {
+    func pullStreaming(
+        from source: some PageSource, pageSize: Int, prefetched: PrefetchedAnswer? = nil, into summary: inout SyncSummary
+    ) async throws -> Bool? {
         var expiredOnce = false
         var failures = 0
+        var prefetched = prefetched
+        defer { prefetched?.cancel() }
         while true {
             try Task.checkCancellation()
             try stopIfCancelled(.download)
             guard let first = try await store.offPool({ try source.nextRequest($0) }) else { return false }
-            let handoff = PageHandoff(capacity: 2)
-            let reader = readPages(first, pageSize: pageSize, into: handoff)
+            // The answer asked for ahead, when it asks for what the source needs now.
+            let answer = prefetched.flatMap { $0.request == first ? $0 : nil } ?? prefetch(first, pageSize: pageSize)
+            if let unused = prefetched, unused.request != first { unused.cancel() }
+            prefetched = nil
+            let (handoff, reader) = (answer.handoff, answer.reader)
             var request = first
             var applied = 0
             var ended = false
@@ -75,6 +82,12 @@ extension SyncEngine {
         }
     }
 
+    /// Asks for the answer of `request` now: its pages wait in a handoff until the pull loop takes them.
+    nonisolated func prefetch(_ request: PageRequest, pageSize: Int) -> PrefetchedAnswer {
+        let handoff = PageHandoff(capacity: 2)
+        return PrefetchedAnswer(request: request, handoff: handoff, reader: readPages(request, pageSize: pageSize, into: handoff))
+    }
+
     /// Reads the pages of one answer into `handoff`, each scanned as it arrives; the task's value says whether the
     /// server streamed.
     private nonisolated func readPages(_ request: PageRequest, pageSize: Int, into handoff: PageHandoff) -> Task<Bool, any Error> {
@@ -93,6 +106,20 @@ extension SyncEngine {
                 throw error
             }
         }
+    }
+}
+
+/// An answer of several pages asked for before the pull loop needs it (the next collections' first answers, while one
+/// collection's pages arrive), so that a long round trip is not paid once per collection.
+struct PrefetchedAnswer: Sendable {
+    let request: PageRequest
+    let handoff: PageHandoff
+    let reader: Task<Bool, any Error>
+
+    /// Stops reading it: it will not be used.
+    func cancel() {
+        reader.cancel()
+        Task { await handoff.close() }
     }
 }
 

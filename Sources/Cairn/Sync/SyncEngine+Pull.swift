@@ -17,8 +17,12 @@ extension SyncEngine {
     func pull(_ collections: [String]?, onlyQueries: [String: Set<String>] = [:], into summary: inout SyncSummary) async throws {
         // One sizer for the whole pull: what one collection's pages showed of the link holds for the next.
         let pages = PageSizer(base: configuration.pageSize, adapts: configuration.adaptsPageSize)
-        for target in try await pullTargets(collections, only: onlyQueries) {
+        let targets = try await pullTargets(collections, only: onlyQueries)
+        var ahead: [String: PrefetchedAnswer] = [:]
+        defer { for answer in ahead.values { answer.cancel() } }
+        for (index, target) in targets.enumerated() {
             let name = target.collection
+            try await askAhead(for: targets[(index + 1)...].prefix(Self.collectionsAsked), pageSize: pages.base, into: &ahead)
             let (firstPullDone, queries) = try await store.offPool { store in
                 let queries = DownloadQueryStore(store: store)
                 return (try store.pullStates.state(name).firstPullDone, try queries.isPartial(name) ? try queries.states(collection: name) : nil)
@@ -26,6 +30,8 @@ extension SyncEngine {
             await status.update { $0.collections[name] = CollectionProgress(firstPullCompleted: firstPullDone) }
             try await store.offPool { try $0.pullStates.markPulling(name) }
             if let queries {
+                // The own writes each query's pull leaves out: forgotten once every query has pulled past them.
+                let sentOwn = try await store.offPool { try $0.pullStates.state(name).own?.highest }
                 for query in queries where target.queries?.contains(query.name) ?? true {
                     await status.update { $0.downloadQueries[query.name] = CollectionProgress(firstPullCompleted: query.firstPullDone) }
                     guard try await pull(from: DownloadQuerySource(name: query.name, collection: name), pages: pages, into: &summary) else {
@@ -33,9 +39,12 @@ extension SyncEngine {
                     }
                     await status.update { $0.downloadQueries[query.name, default: CollectionProgress()].firstPullCompleted = true }
                 }
-                try await store.offPool { try DownloadQueryStore(store: $0).finishPull(name) }
+                try await store.offPool { store in
+                    try DownloadQueryStore(store: store).finishPull(name)
+                    if target.queries == nil, let sentOwn { try store.pullStates.forgetOwn(name, through: sentOwn) }
+                }
             } else {
-                try await pull(from: FeedSource(collection: name), pages: pages, into: &summary)
+                try await pull(from: FeedSource(collection: name), pages: pages, prefetched: ahead.removeValue(forKey: name), into: &summary)
             }
             await status.update { $0.collections[name, default: CollectionProgress()].firstPullCompleted = true }
             if !firstPullDone { await status.emit(.firstPullCompleted(collection: name)) }
@@ -49,11 +58,13 @@ extension SyncEngine {
     ///
     /// - Returns: false when the source had nothing to pull (a download query deleted meanwhile).
     @discardableResult
-    func pull(from source: some PageSource, pages: PageSizer, into summary: inout SyncSummary) async throws -> Bool {
+    func pull(
+        from source: some PageSource, pages: PageSizer, prefetched: PrefetchedAnswer? = nil, into summary: inout SyncSummary
+    ) async throws -> Bool {
         var expiredOnce = false
         await beginDownloadProgress()
         if configuration.streamsPages, serverStreamsPages {
-            if let ended = try await pullStreaming(from: source, pageSize: pages.base, into: &summary) { return ended }
+            if let ended = try await pullStreaming(from: source, pageSize: pages.base, prefetched: prefetched, into: &summary) { return ended }
             // A server from before streams answered one page: page by page from now on.
             serverStreamsPages = false
         }
@@ -77,6 +88,23 @@ extension SyncEngine {
             if page.hasMore { pipeline.prefetch(request.next(after: page)) }
             try await apply(page, answering: request, from: source, into: &summary)
             if source.isLast(page, of: request) { return true }
+        }
+    }
+
+    /// How many of the next collections' first answers are asked for while one collection is pulled.
+    static let collectionsAsked = 3
+
+    /// Asks ahead for the first answer of each of `targets` pulled from its feed (not through download queries) that
+    /// has none asked for yet, when the server streams pages: their round trips then pass while the collection
+    /// before them downloads.
+    func askAhead(for targets: ArraySlice<PullTarget>, pageSize: Int, into ahead: inout [String: PrefetchedAnswer]) async throws {
+        guard configuration.streamsPages, serverStreamsPages else { return }
+        for target in targets where ahead[target.collection] == nil {
+            let source = FeedSource(collection: target.collection)
+            guard let request = try await store.offPool({ store -> PageRequest? in
+                try DownloadQueryStore(store: store).isPartial(target.collection) ? nil : try source.nextRequest(store)
+            }) else { continue }
+            ahead[target.collection] = prefetch(request, pageSize: pageSize)
         }
     }
 

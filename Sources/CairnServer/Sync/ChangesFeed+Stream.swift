@@ -38,7 +38,7 @@ extension ChangesFeed {
                 }
                 guard let next else { break }
                 do {
-                    page = try await next.value
+                    page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
                 } catch {
                     logger.notice("a page stream ended early", metadata: ["cairn.error": "\(error)", "cairn.pages": "\(written)"])
                     break
