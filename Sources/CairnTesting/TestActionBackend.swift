@@ -74,12 +74,13 @@ extension Fixture {
     }
 
     /// Runs `body` with a backend answering with `handler`, and the project's schema declaring two actions at it:
-    /// `closeJob` (writers and admins) and `lookUp` (every member).
+    /// `closeJob` (writers and admins) and `lookUp` (every member, with the longest timeout: its handler reads through
+    /// the server, which a busy machine may make slow).
     public func withActionBackend<T>(_ handler: @escaping TestActionBackend.Handler, _ body: (TestActionBackend) async throws -> T) async throws -> T {
         let secret = try await server.server.admin.actionSecret(project: Self.project)
         return try await TestActionBackend.with(secret: secret, handler) { backend in
             try await server.server.admin.setSchema(project: Self.project, Self.schema(actions: [
-                ActionSchema(name: "closeJob", url: backend.url), ActionSchema(name: "lookUp", url: backend.url, timeoutSeconds: 5, role: .reader),
+                ActionSchema(name: "closeJob", url: backend.url), ActionSchema(name: "lookUp", url: backend.url, timeoutSeconds: ActionSchema.timeoutRange.upperBound, role: .reader),
             ]))
             return try await body(backend)
         }

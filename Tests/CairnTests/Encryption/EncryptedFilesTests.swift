@@ -125,8 +125,10 @@ struct EncryptedFilesTests {
                 // A proxy of its own: connections are pooled across clients, and bob's last one is still open.
                 let second = try await FaultProxy.start(upstreamPort: fixture.server.port, faultRate: 0, seed: 4)
                 try await withCleanup({ await second.stop() }) {
-                    second.script([.cutResponse(after: 1 << 20)])
-                    let carol = try await fixture.client("rita", store: .file(Fixture.temporaryStorePath()), network: nil) {
+                    // Opening asks for the schema and registers at once, over two connections: both are cut.
+                    second.script(Array(repeating: .cutResponse(after: 1 << 20), count: 2))
+                    let store = Fixture.temporaryStorePath()
+                    let carol = try await fixture.client("rita", store: .file(store), network: nil) {
                         $0.storeKey = Self.key
                         $0.serverURL = second.baseURL
                         $0.retry = RetryPolicy(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(20), maximumAttempts: 1)
@@ -136,7 +138,14 @@ struct EncryptedFilesTests {
                     #expect(SealedFile.isSealed(partial))
                     #expect(try KeptFileWriter.resumableLength(of: partial, sealing: carol.fileFolder.readSealing) > 0)
                     #expect(try Self.markersFound(under: try Self.folder(of: carol)) == [])
-                    #expect(try await carol.files.data(for: serverID) == data)
+                    // Opened again with retries: it resumes from the partial file (across a cut connection left in the pool).
+                    try await carol.close()
+                    let resumed = try await fixture.client("rita", store: .file(store), network: nil) {
+                        $0.storeKey = Self.key
+                        $0.serverURL = second.baseURL
+                        $0.retry = RetryPolicy(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(20), maximumAttempts: 6)
+                    }
+                    #expect(try await resumed.files.data(for: serverID) == data)
                 }
             }
         }

@@ -38,6 +38,17 @@ struct NoEchoTests {
         }
     }
 
+    /// Syncs `device`, which holds `count` queued writes: all go up, none comes back, and what comes down (the
+    /// collections' empty answers, about 200 bytes each) is a small part of what went up.
+    static func syncWithoutEcho(_ device: CairnClient, pushing count: Int, counter: ByteCounter) async throws {
+        let before = counter.bytes
+        let summary = try await device.sync()
+        #expect(summary.pushed == count)
+        #expect(summary.pulled == 0)
+        let (up, down) = (counter.bytes.up - before.up, counter.bytes.down - before.down)
+        #expect(down * 20 <= up, "downloaded \(down) bytes for \(up) uploaded")
+    }
+
     static func note(_ index: Int) -> [String: JSONValue] {
         ["title": .string("Inspection \(index): \((0..<8).map { _ in UUID().uuidString }.joined(separator: " "))"), "count": .integer(Int64(index))]
     }
@@ -50,12 +61,7 @@ struct NoEchoTests {
             let device = try await fixture.client("alice", network: SwitchableTransport(inner: counter))
             try await device.sync()
             for index in 0..<300 { _ = try device.save("notes", id: "n-\(index)", data: Self.note(index)) }
-            let before = counter.bytes
-            let summary = try await device.sync()
-            #expect(summary.pushed == 300)
-            #expect(summary.pulled == 0)
-            let (up, down) = (counter.bytes.up - before.up, counter.bytes.down - before.down)
-            #expect(down * 20 <= up, "downloaded \(down) bytes for \(up) uploaded")
+            try await Self.syncWithoutEcho(device, pushing: 300, counter: counter)
             #expect(try device.record("notes", id: "n-7")?.data["count"] == 7)
             #expect(try device.record("notes", id: "n-7")?.hasPendingChanges == false)
             // Nothing is left to skip: the next sync asks without own versions and pulls nothing.
@@ -107,13 +113,7 @@ struct NoEchoTests {
                         "title": .string("Survey \(index): \((0..<4).map { _ in UUID().uuidString }.joined(separator: " "))"),
                     ])
                 }
-                let before = counter.bytes
-                let summary = try await alice.sync()
-                #expect(summary.pushed == 300)
-                #expect(summary.pulled == 0)
-                // What comes down is the empty answers of the collections (about 200 bytes each), not the records.
-                let (up, down) = (counter.bytes.up - before.up, counter.bytes.down - before.down)
-                #expect(down * 20 <= up, "downloaded \(down) bytes for \(up) uploaded")
+                try await Self.syncWithoutEcho(alice, pushing: 300, counter: counter)
                 // The admin edits one of hers and gives her a new one: both arrive, and nothing else.
                 _ = try await fixture.push("ada", [
                     SyncOperation(opId: newOpID(), collection: "jobs", id: "a-3", op: .patch, data: ["title": "Checked by ada"]),
