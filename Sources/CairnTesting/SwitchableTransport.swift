@@ -31,6 +31,9 @@ public final class SwitchableTransport: HTTPTransport, Sendable {
         set { state.withLock { $0.online = newValue } }
     }
 
+    /// As its inner transport.
+    public var streamsResponseBodies: Bool { inner.streamsResponseBodies }
+
     /// How many of the next requests reach the server but lose their answer.
     public var loseResponses: Int {
         get { state.withLock { $0.loseResponses } }

@@ -10,6 +10,8 @@ struct TracingTransport: HTTPTransport {
     let logger: Logger
     let withData: Bool
 
+    var streamsResponseBodies: Bool { inner.streamsResponseBodies }
+
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         try await traced(request) { try await inner.send(request) }
     }

@@ -5,6 +5,9 @@ extension SyncEngine {
     /// Pages asked for in one answer (``PageStream``): enough that a first sync of a few hundred thousand records pays
     /// a round trip only a handful of times, few enough that an answer ends now and then on a long pull.
     static let pagesPerAnswer = 100
+    /// Pages asked for in one answer through a transport that collects bodies whole (URLSession): the answer is then
+    /// in memory at once, so it stays a few pages, while still paying a round trip once per 8 pages.
+    static let pagesPerCollectedAnswer = 8
 
     /// The pull loop over answers of several pages: one request from the stored cursor, then each page applied with its
     /// cursor as it arrives while the next ones travel, so a link with a long round trip pays it once per answer, not
@@ -94,7 +97,8 @@ extension SyncEngine {
         Task { [api, store, idle = configuration.requestTimeout] in
             do {
                 let collection = request.cursor.collection
-                let streamed = try await api.changePages(request, limit: pageSize, pages: Self.pagesPerAnswer, idle: idle) { body in
+                let pages = api.transport.streamsResponseBodies ? Self.pagesPerAnswer : Self.pagesPerCollectedAnswer
+                let streamed = try await api.changePages(request, limit: pageSize, pages: pages, idle: idle) { body in
                     var page = try store.scan(body, collection: collection)
                     page.sentOwn = request.own
                     await handoff.put(page)

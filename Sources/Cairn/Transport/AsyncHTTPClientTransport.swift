@@ -20,6 +20,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     let client: HTTPClient
     /// How long a connection attempt may wait for the server before it fails.
     public let connectTimeout: Duration
+    /// Streamed: 2xx bodies reach ``TransportRequest/streamedBody`` as they arrive, with backpressure.
+    public var streamsResponseBodies: Bool { true }
     /// The largest response body accepted.
     public var maximumResponseBytes: Int = 256 * 1024 * 1024
 

@@ -132,9 +132,16 @@ public protocol HTTPTransport: Sendable {
     /// ``TransportRequest/openDownload(_:)`` (which encrypts it for an encrypted store), reporting bytes received through ``TransportRequest/progress``; the returned response's body is then
     /// empty. Any other answer's body is returned whole, and the file is left alone.
     func download(_ request: TransportRequest, to destination: URL) async throws -> TransportResponse
+    /// True when ``send(_:)`` hands a 2xx body to ``TransportRequest/streamedBody`` chunk by chunk as it arrives; false
+    /// (the default) when it collects bodies whole. A pull then asks for fewer pages per answer, so that an answer held
+    /// whole in memory stays a few pages.
+    var streamsResponseBodies: Bool { get }
 }
 
 extension HTTPTransport {
+    /// Bodies are collected whole unless a transport says otherwise.
+    public var streamsResponseBodies: Bool { false }
+
     /// Downloads by collecting the whole body with ``send(_:)``, then appending it to the file: the fallback for
     /// transports that do not stream.
     public func download(_ request: TransportRequest, to destination: URL) async throws -> TransportResponse {

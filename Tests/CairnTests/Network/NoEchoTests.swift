@@ -15,6 +15,7 @@ struct NoEchoTests {
         let inner = TestTransport.make()
         private let state = Mutex((up: 0, down: 0))
         var bytes: (up: Int, down: Int) { state.withLock { $0 } }
+        var streamsResponseBodies: Bool { inner.streamsResponseBodies }
 
         func send(_ request: TransportRequest) async throws -> TransportResponse {
             var request = request
