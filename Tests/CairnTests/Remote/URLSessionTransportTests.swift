@@ -53,7 +53,8 @@ struct URLSessionTransportTests {
         try await withCleanup({ await fixture.stop() }) {
             let (source, hash) = try TestFiles.large(megabytes: 24)
             defer { try? FileManager.default.removeItem(at: source) }
-            let alice = try await fixture.client("alice", network: SwitchableTransport(inner: URLSessionTransport()))
+            // A connect timeout no busy machine reaches: this test is about progress, not about timeouts.
+            let alice = try await fixture.client("alice", network: SwitchableTransport(inner: URLSessionTransport(connectTimeout: .seconds(120))))
             let updates = await alice.statusUpdates()
             let seen = Task {
                 var sent: Set<Int64> = []
