@@ -63,6 +63,8 @@ extension SyncEngine {
             case .success:
                 if ended { return true }
                 if !streamed { return nil }
+                // An answer that ends without a page would be asked for again and again.
+                guard applied > 0 || request != first else { throw CairnError.badResponse("an answer of pages carried none") }
                 failures = 0
             case .failure(let error as CairnError) where error.code == .cursorExpired && !expiredOnce:
                 expiredOnce = true
