@@ -54,6 +54,13 @@ extension LocalStore {
         return PulledPage(changes: page.changes, cursor: cursor, hasMore: hasMore, bytes: body.count, total: page.total)
     }
 
+    /// The page answering `request`, scanned, with the own writes the request named (forgotten once it ends the feed).
+    func scan(_ body: Data, answering request: PageRequest) throws -> PulledPage {
+        var page = try scan(body, collection: request.cursor.collection)
+        page.sentOwn = request.own
+        return page
+    }
+
     /// Applies a scanned page and moves its cursor in one transaction: the one path of every source of pages. Each
     /// change goes through ``PulledChangeWriter`` (records with local changes keep showing them; only their server
     /// state moves on), then the cursor's own bookkeeping runs, then the file overlays of the page's records.

@@ -29,8 +29,13 @@ extension SyncEngine {
             try stopIfCancelled(.download)
             guard let first = try await store.offPool({ try source.nextRequest($0) }) else { return false }
             // The answer asked for ahead, when it asks for what the source needs now.
-            let answer = prefetched.flatMap { $0.request == first ? $0 : nil } ?? prefetch(first, pageSize: pageSize)
-            if let unused = prefetched, unused.request != first { unused.cancel() }
+            let answer: PrefetchedAnswer
+            if let ready = prefetched, ready.request == first {
+                answer = ready
+            } else {
+                prefetched?.cancel()
+                answer = prefetch(first, pageSize: pageSize)
+            }
             prefetched = nil
             let (handoff, reader) = (answer.handoff, answer.reader)
             var request = first
@@ -98,12 +103,9 @@ extension SyncEngine {
     private nonisolated func readPages(_ request: PageRequest, pageSize: Int, into handoff: PageHandoff) -> Task<Bool, any Error> {
         Task { [api, store, idle = configuration.requestTimeout] in
             do {
-                let collection = request.cursor.collection
                 let pages = api.transport.streamsResponseBodies ? Self.pagesPerAnswer : Self.pagesPerCollectedAnswer
                 let streamed = try await api.changePages(request, limit: pageSize, pages: pages, idle: idle) { body in
-                    var page = try store.scan(body, collection: collection)
-                    page.sentOwn = request.own
-                    await handoff.put(page)
+                    await handoff.put(try store.scan(body, answering: request))
                 }
                 await handoff.finish(nil)
                 return streamed

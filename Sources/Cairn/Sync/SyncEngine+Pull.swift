@@ -143,8 +143,7 @@ extension SyncEngine {
             ) { cursor in pipeline.prefetch(request.next(cursor: cursor)) }
             // Decompressing and reading are two slices of CPU work: the app's tasks get a cooperative thread between them.
             await Task.yield()
-            var page = try store.scan(arrival.body, collection: collection)
-            page.sentOwn = request.own
+            let page = try store.scan(arrival.body, answering: request)
             if let headWait = arrival.headWait, let bodyTime = arrival.bodyTime {
                 pages.observe(records: page.changes.count, headWait: headWait, serverTime: arrival.serverTime, body: bodyTime)
             }
