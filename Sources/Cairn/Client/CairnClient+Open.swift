@@ -59,9 +59,9 @@ extension CairnClient {
             // Signed in once, then the schema and the client's registration at the same time: on a link with a long
             // round trip, opening costs one round trip less.
             _ = try await client.auth.token()
-            async let schema: Void = client.engine.refreshSchema()
+            async let schema = client.engine.refreshSchema()
             async let registration = client.registeredClientID()
-            try await schema
+            _ = try await schema
             _ = try await registration
         } catch let error as CairnError where error.isRetryable {
             // Offline: work from the last known schema.

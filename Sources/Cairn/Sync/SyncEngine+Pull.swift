@@ -14,12 +14,26 @@ extension SyncEngine {
 
     /// Pulls each collection: from its feed, or, for a collection pulled through download queries, from each query in
     /// turn, then sweeps the records no query holds (once all have pulled) and notes the collection pulled.
-    func pull(_ collections: [String]?, onlyQueries: [String: Set<String>] = [:], into summary: inout SyncSummary) async throws {
+    ///
+    /// With a `schemaCheck` still on its way, the first answers are asked for while it travels, and nothing is applied
+    /// before it ends: a schema that changed drops those answers and plans the pull again from the new schema.
+    func pull(
+        _ collections: [String]?, onlyQueries: [String: Set<String>] = [:], schemaCheck: Task<Bool, any Error>? = nil,
+        into summary: inout SyncSummary
+    ) async throws {
         // One sizer for the whole pull: what one collection's pages showed of the link holds for the next.
         let pages = PageSizer(base: configuration.pageSize, adapts: configuration.adaptsPageSize)
-        let targets = try await pullTargets(collections, only: onlyQueries)
+        var targets = try await pullTargets(collections, only: onlyQueries)
         var ahead: [String: PrefetchedAnswer] = [:]
         defer { for answer in ahead.values { answer.cancel() } }
+        if let schemaCheck {
+            try await askAhead(for: targets.prefix(Self.collectionsAsked + 1), pageSize: pages.base, into: &ahead)
+            if try await schemaCheck.value {
+                for answer in ahead.values { answer.cancel() }
+                ahead = [:]
+                targets = try await pullTargets(collections, only: onlyQueries)
+            }
+        }
         for (index, target) in targets.enumerated() {
             let name = target.collection
             try await askAhead(for: targets[(index + 1)...].prefix(Self.collectionsAsked), pageSize: pages.base, into: &ahead)

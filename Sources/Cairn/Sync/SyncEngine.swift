@@ -122,8 +122,13 @@ actor SyncEngine {
         log.syncStarted(scope.kind)
         let started = ContinuousClock.now
         var summary = SyncSummary()
+        // The schema check's round trip passes beside the run's first requests: nothing is uploaded before it answers
+        // (when there is anything to upload) and no page is applied before it (``pull(_:onlyQueries:schemaCheck:into:)``).
+        let schemaCheck = Task { try await self.refreshSchema() }
+        defer { schemaCheck.cancel() }
         do {
-            try await refreshSchema()
+            let uploads = scope.push ? try await hasUploads() : false
+            if !scope.pull || uploads { _ = try await schemaCheck.value }
             if scope.push {
                 await status.update { $0.phase = .pushing }
                 try await pushFileDeletions()
@@ -134,7 +139,7 @@ actor SyncEngine {
             }
             if scope.pull {
                 await status.update { $0.phase = .pulling }
-                try await pull(scope.collections, onlyQueries: scope.onlyQueries, into: &summary)
+                try await pull(scope.collections, onlyQueries: scope.onlyQueries, schemaCheck: schemaCheck, into: &summary)
                 await status.update { $0.lastDownload = configuration.wallClock.now() }
             }
             if scope.pull, scope.collections == nil, let client = owner.client {
@@ -176,15 +181,23 @@ actor SyncEngine {
     }
 
     /// Fetches the schema when it changed (ETag) and migrates the local tables.
-    func refreshSchema() async throws {
+    ///
+    /// - Returns: true when the server sent a schema (not `304`): what to pull may have changed.
+    @discardableResult
+    func refreshSchema() async throws -> Bool {
         let etag = try await store.offPool { try $0.meta(.schemaETag) }
-        if let (schema, newETag) = try await api.schema(etag: store.schema == nil ? nil : etag) {
-            let changed = try await store.offPool { try $0.apply(schema: schema, etag: newETag) }
-            if !changed.isEmpty {
-                await status.update { $0.changedCollections = changed }
-                await status.emit(.schemaChanged(collections: changed))
-                log.schemaChanged(changed)
-            }
+        guard let (schema, newETag) = try await api.schema(etag: store.schema == nil ? nil : etag) else { return false }
+        let changed = try await store.offPool { try $0.apply(schema: schema, etag: newETag) }
+        if !changed.isEmpty {
+            await status.update { $0.changedCollections = changed }
+            await status.emit(.schemaChanged(collections: changed))
+            log.schemaChanged(changed)
         }
+        return true
+    }
+
+    /// Whether a push has anything to send: queued changes, action calls or file deletions.
+    private func hasUploads() async throws -> Bool {
+        try await store.offPool { try $0.uploads.counts().pending > 0 || !(try $0.files.fileDeletions(in: [.queued]).isEmpty) }
     }
 }
