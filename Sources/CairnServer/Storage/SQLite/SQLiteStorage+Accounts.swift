@@ -41,8 +41,8 @@ extension SQLiteStorage {
 
     /// Reads the token, expired, used or revoked alike; `nil` for an unknown hash.
     public func token(hash: String) async throws -> StoredToken? {
-        try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM tokens WHERE hash = ?", arguments: [hash]).map { row in
+        try lookUp { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM tokens WHERE hash = ?"), arguments: [hash]).map { row in
                 StoredToken(
                     hash: row["hash"], kind: TokenKind(rawValue: row["kind"]) ?? .access, user: row["user"], family: row["family"],
                     expiresAt: Date(timeIntervalSince1970: row["expires_at"]), revoked: row["revoked"], used: row["used"])

@@ -13,8 +13,8 @@ extension SQLiteStorage {
 
     /// Reads the flag from a WAL snapshot; an unknown user is not an operator.
     public func isOperator(user: String) async throws -> Bool {
-        try await pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT operator FROM users WHERE name = ?", arguments: [user]) ?? false
+        try lookUp { db in
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT operator FROM users WHERE name = ?"), arguments: [user]) ?? false
         }
     }
 

@@ -19,8 +19,8 @@ extension SQLiteStorage {
 
     /// Reads the key by its unique hash.
     public func serviceKey(hash: String) async throws -> StoredServiceKey? {
-        try await pool.read { db in
-            try Row.fetchOne(db, sql: Self.serviceKeySQL + " WHERE key_hash = ?", arguments: [hash]).map(Self.serviceKey)
+        try lookUp { db in
+            try Row.fetchOne(db.cachedStatement(sql: Self.serviceKeySQL + " WHERE key_hash = ?"), arguments: [hash]).map(Self.serviceKey)
         }
     }
 

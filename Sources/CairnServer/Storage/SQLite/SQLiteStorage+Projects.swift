@@ -35,8 +35,8 @@ extension SQLiteStorage {
 
     /// Reads the membership from a WAL snapshot; an unknown project or user is `nil` too.
     public func role(user: String, project: String) async throws -> Role? {
-        try await pool.read { db in
-            try String.fetchOne(db, sql: "SELECT role FROM members WHERE project = ? AND user = ?", arguments: [project, user])
+        try lookUp { db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT role FROM members WHERE project = ? AND user = ?"), arguments: [project, user])
                 .flatMap(Role.init(rawValue:))
         }
     }
@@ -51,8 +51,8 @@ extension SQLiteStorage {
 
     /// Reads the stored schema JSON and decodes it only when its text changed since the last read (cached per project).
     public func schema(project: String) async throws -> Schema? {
-        let text = try await pool.read { db in
-            try String.fetchOne(db, sql: "SELECT schema_json FROM projects WHERE name = ?", arguments: [project])
+        let text = try lookUp { db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT schema_json FROM projects WHERE name = ?"), arguments: [project])
         }
         guard let text else { return nil }
         // Every pull and batch asks; decode only when the stored text changed (the admin tool may change it).

@@ -65,6 +65,14 @@ public final class SQLiteStorage: ServerStorage {
         _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") }
     }
 
+    /// One statement reading a row by key (a token, a membership, a schema's text) on the caller's thread, outside a
+    /// transaction (one statement sees one snapshot). Every request makes a few such reads before its own work; a hop to
+    /// a reader's queue and back, and a transaction around each, cost more than the reads themselves. Reads that take
+    /// longer or span statements (pages of the feed, lists) go through `pool.read` and leave the caller's thread free.
+    func lookUp<T>(_ read: (Database) throws -> T) throws -> T {
+        try pool.unsafeRead(read)
+    }
+
     /// One write access in its own transaction, under the gate.
     func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
         try await gate.withLock { try await pool.write(updates) }
