@@ -39,10 +39,11 @@ extension SyncEngine {
             try await askAhead(for: targets[(index + 1)...].prefix(Self.collectionsAsked), pageSize: pages.base, into: &ahead)
             let (firstPullDone, queries) = try await store.offPool { store in
                 let queries = DownloadQueryStore(store: store)
-                return (try store.pullStates.state(name).firstPullDone, try queries.isPartial(name) ? try queries.states(collection: name) : nil)
+                let firstPullDone = try store.pullStates.state(name).firstPullDone
+                try store.pullStates.markPulling(name)
+                return (firstPullDone, try queries.isPartial(name) ? try queries.states(collection: name) : nil)
             }
             await status.update { $0.collections[name] = CollectionProgress(firstPullCompleted: firstPullDone) }
-            try await store.offPool { try $0.pullStates.markPulling(name) }
             if let queries {
                 // The own writes each query's pull leaves out: forgotten once every query has pulled past them.
                 let sentOwn = try await store.offPool { try $0.pullStates.state(name).own?.highest }
@@ -113,13 +114,16 @@ extension SyncEngine {
     /// before them downloads.
     func askAhead(for targets: ArraySlice<PullTarget>, pageSize: Int, into ahead: inout [String: PrefetchedAnswer]) async throws {
         guard configuration.streamsPages, serverStreamsPages else { return }
-        for target in targets where ahead[target.collection] == nil {
-            let source = FeedSource(collection: target.collection)
-            guard let request = try await store.offPool({ store -> PageRequest? in
-                try DownloadQueryStore(store: store).isPartial(target.collection) ? nil : try source.nextRequest(store)
-            }) else { continue }
-            ahead[target.collection] = prefetch(request, pageSize: pageSize)
+        let names = targets.map(\.collection).filter { ahead[$0] == nil }
+        guard !names.isEmpty else { return }
+        // One trip to the store's queue for all of them.
+        let requests = try await store.offPool { store -> [(String, PageRequest)] in
+            let queries = DownloadQueryStore(store: store)
+            return try names.compactMap { name in
+                try queries.isPartial(name) ? nil : try FeedSource(collection: name).nextRequest(store).map { (name, $0) }
+            }
         }
+        for (name, request) in requests { ahead[name] = prefetch(request, pageSize: pageSize) }
     }
 
     /// Applies one pulled page with its cursor in one transaction, and counts it in the status, the progress and the

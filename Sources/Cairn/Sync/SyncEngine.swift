@@ -116,7 +116,10 @@ actor SyncEngine {
     }
 
     private func performHeld(_ scope: SyncScope) async throws -> SyncSummary {
-        let historyID = try? await store.offPool { try $0.history.begin(kind: scope.kind) }
+        // One trip to the store's queue before the first request: the run's history entry and the schema's ETag.
+        let (historyID, etag) = (try? await store.offPool { store in
+            (try? store.history.begin(kind: scope.kind), try? store.meta(.schemaETag))
+        }) ?? (nil, nil)
         let attempt = await status.begin(at: configuration.wallClock.now())
         await status.emit(.started)
         log.syncStarted(scope.kind)
@@ -124,7 +127,7 @@ actor SyncEngine {
         var summary = SyncSummary()
         // The schema check's round trip passes beside the run's first requests: nothing is uploaded before it answers
         // (when there is anything to upload) and no page is applied before it (``pull(_:onlyQueries:schemaCheck:into:)``).
-        let schemaCheck = Task { try await self.refreshSchema() }
+        let schemaCheck = Task { try await self.refreshSchema(etag: etag) }
         defer { schemaCheck.cancel() }
         do {
             let uploads = scope.push ? try await hasUploads() : false
@@ -185,7 +188,12 @@ actor SyncEngine {
     /// - Returns: true when the server sent a schema (not `304`): what to pull may have changed.
     @discardableResult
     func refreshSchema() async throws -> Bool {
-        let etag = try await store.offPool { try $0.meta(.schemaETag) }
+        try await refreshSchema(etag: try await store.offPool { try $0.meta(.schemaETag) })
+    }
+
+    /// ``refreshSchema()`` with the stored ETag already read.
+    @discardableResult
+    func refreshSchema(etag: String?) async throws -> Bool {
         guard let (schema, newETag) = try await api.schema(etag: store.schema == nil ? nil : etag) else { return false }
         let changed = try await store.offPool { try $0.apply(schema: schema, etag: newETag) }
         if !changed.isEmpty {

@@ -8,23 +8,41 @@ import Testing
 
 /// On a slow link the pull asks for the next page as soon as a page's head names its cursor, while the page's body
 /// still travels, so round trips overlap the transfer.
-@Suite("Pull pipelining over a slow link")
+@Suite("Pull pipelining over a slow link", .timeLimit(.minutes(20)))
 struct PullPipeliningTests {
-    /// Notes when each page was asked for, when its head came and when its body ended.
+    /// Notes when each page was asked for, when its head came and when its body ended. A page's body is handed over
+    /// only once the next page was asked for (up to `pages`): on a busy machine a body may arrive before the task that
+    /// asks for the next page runs, and the order would say nothing. (A pull that waited for the body before asking would
+    /// wait here forever: the suite's time limit ends it.)
     final class PageTimeline: HTTPTransport, Sendable {
         enum Event: Equatable, Sendable { case asked(Int), head(Int), body(Int) }
         let inner = TestTransport.make()
-        private let state = Mutex((events: [Event](), pages: 0))
+        let pages: Int
+        private let state = Mutex((events: [Event](), pages: 0, waiting: [Int: CheckedContinuation<Void, Never>]()))
+
+        init(pages: Int) { self.pages = pages }
 
         var events: [Event] { state.withLock { $0.events } }
 
+        private func waitUntilAsked(_ page: Int) async {
+            await withCheckedContinuation { continuation in
+                let asked = state.withLock { state in
+                    guard !state.events.contains(.asked(page)) else { return true }
+                    state.waiting[page] = continuation
+                    return false
+                }
+                if asked { continuation.resume() }
+            }
+        }
+
         func send(_ request: TransportRequest) async throws -> TransportResponse {
             guard request.url.path.hasSuffix("/changes") else { return try await inner.send(request) }
-            let page = state.withLock { state in
+            let (page, waiting) = state.withLock { state in
                 state.pages += 1
                 state.events.append(.asked(state.pages))
-                return state.pages
+                return (state.pages, state.waiting.removeValue(forKey: state.pages))
             }
+            waiting?.resume()
             var request = request
             let head = request.responseHead
             request.responseHead = { [self] status, headers in
@@ -32,6 +50,7 @@ struct PullPipeliningTests {
                 head?(status, headers)
             }
             let response = try await inner.send(request)
+            if page < pages { await waitUntilAsked(page + 1) }
             state.withLock { $0.events.append(.body(page)) }
             return response
         }
@@ -59,7 +78,7 @@ struct PullPipeliningTests {
             // 2 Mbit/s: a page of 1000 such notes (about 60 KB compressed) takes a quarter second to arrive after its head.
             let link = try await ShapedLink.start(upstreamPort: fixture.server.port, profile: try LinkProfile(parsing: "2mbit,20ms"))
             try await withCleanup({ await link.stop() }) {
-                let timeline = PageTimeline()
+                let timeline = PageTimeline(pages: 3)
                 var configuration = CairnConfiguration(
                     serverURL: link.baseURL, project: Fixture.project, device: "slow-link",
                     credentials: .password(user: "bob", password: TestServer.password), store: .inMemory)

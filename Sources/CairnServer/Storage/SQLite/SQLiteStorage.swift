@@ -16,6 +16,8 @@ import Synchronization
 /// ```
 public final class SQLiteStorage: ServerStorage {
     let pool: DatabasePool
+    /// A read-only connection of its own for ``lookUp(_:)``.
+    private let lookups: DatabaseQueue
     /// Copies the WAL into the database file in the background, outside the gate.
     let checkpointer: BackgroundCheckpointer
     /// Held around every write access.
@@ -38,6 +40,10 @@ public final class SQLiteStorage: ServerStorage {
             SQLiteFunctions.register(db)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        var lookupConfiguration = Configuration()
+        lookupConfiguration.readonly = true
+        lookupConfiguration.busyMode = .timeout(10)
+        lookups = try DatabaseQueue(path: path, configuration: lookupConfiguration)
         // WAL with FULL sync by default: every commit reaches the disk before the server answers, so a write it
         // acknowledged survives a power cut too (clients drop what the server acknowledged). Set on the open writer:
         // the pool turns it to NORMAL when it enables WAL, after `prepareDatabase`.
@@ -57,6 +63,7 @@ public final class SQLiteStorage: ServerStorage {
     /// Closes the database once the writes in flight end; later calls fail.
     public func close() async throws {
         checkpointer.close()
+        try lookups.close()
         try await gate.withLock { try pool.close() }
     }
 
@@ -69,8 +76,12 @@ public final class SQLiteStorage: ServerStorage {
     /// transaction (one statement sees one snapshot). Every request makes a few such reads before its own work; a hop to
     /// a reader's queue and back, and a transaction around each, cost more than the reads themselves. Reads that take
     /// longer or span statements (pages of the feed, lists) go through `pool.read` and leave the caller's thread free.
+    ///
+    /// The lookups have a connection of their own, taken in turn and never held across an `await`: a caller waits at
+    /// most for another lookup. Waiting on the pool's readers instead could block Swift's cooperative threads while the
+    /// async reads holding those readers need one of them to give theirs back.
     func lookUp<T>(_ read: (Database) throws -> T) throws -> T {
-        try pool.unsafeRead(read)
+        try lookups.unsafeRead(read)
     }
 
     /// One write access in its own transaction, under the gate.
