@@ -17,7 +17,8 @@ extension SQLiteStorage {
     /// Raises the client's `last_pulled_version` (never lowers it) and sets its `last_seen`; a client of another
     /// project is ignored too.
     public func notePull(clientID: String, project: String, version: Int64, now: Date) async throws {
-        try await write { db in
+        // A pull's answer waits for this note: it does not wait for the disk too.
+        try await writeUnforced { db in
             try db.execute(
                 sql: """
                     UPDATE clients SET last_pulled_version = max(last_pulled_version, ?), last_seen = ?

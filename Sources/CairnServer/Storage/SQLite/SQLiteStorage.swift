@@ -22,12 +22,15 @@ public final class SQLiteStorage: ServerStorage {
     let checkpointer: BackgroundCheckpointer
     /// Held around every write access.
     let gate = WriteGate()
+    /// When a commit is safe.
+    let durability: CommitDurability
     /// Project schemas as last decoded, with the stored text they came from.
     let decodedSchemas = Mutex<[String: (text: String, schema: Schema)]>([:])
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current version; usable at once.
     /// `durability` says when a commit is safe (``CommitDurability``).
     public init(path: String, durability: CommitDurability = .full) throws {
+        self.durability = durability
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         // A project write transaction spans several accesses, under the gate.
@@ -87,6 +90,25 @@ public final class SQLiteStorage: ServerStorage {
     /// One write access in its own transaction, under the gate.
     func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
         try await gate.withLock { try await pool.write(updates) }
+    }
+
+    /// One write access in its own transaction, under the gate, whose commit does not wait for the disk
+    /// (`synchronous = NORMAL` for it): for notes a power cut may lose without harm, such as when a client last pulled.
+    /// The next ordinary commit carries it to the disk with its own.
+    func writeUnforced<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        guard durability == .full else { return try await write(updates) }
+        return try await gate.withLock {
+            try await pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try updates(db)
+                    return .commit
+                }
+                return result!
+            }
+        }
     }
 
     /// The project's head version inside a database access.
