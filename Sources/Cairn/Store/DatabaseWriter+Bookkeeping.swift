@@ -1,3 +1,4 @@
+import CairnSQL
 import GRDB
 
 extension DatabaseWriter {
@@ -6,15 +7,6 @@ extension DatabaseWriter {
     /// crash keeps it; only a power cut may undo the last of these, which the sync then does again. The app's own
     /// writes always wait for the disk (`synchronous = FULL`).
     func writeBookkeeping<T>(_ body: (Database) throws -> T) throws -> T {
-        try writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
-            var result: T?
-            try db.inTransaction(.immediate) {
-                result = try body(db)
-                return .commit
-            }
-            return result!
-        }
+        try writeWithoutTransaction { db in try db.inUnforcedTransaction(body) }
     }
 }

@@ -98,16 +98,7 @@ public final class SQLiteStorage: ServerStorage {
     func writeUnforced<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         guard durability == .full else { return try await write(updates) }
         return try await gate.withLock {
-            try await pool.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
-                var result: T?
-                try db.inTransaction(.immediate) {
-                    result = try updates(db)
-                    return .commit
-                }
-                return result!
-            }
+            try await pool.writeWithoutTransaction { db in try db.inUnforcedTransaction(updates) }
         }
     }
 
