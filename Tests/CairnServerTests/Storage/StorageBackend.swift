@@ -44,7 +44,8 @@ struct StorageBackend: Sendable, CustomTestStringConvertible {
 
     /// A new database on the test process's PostgreSQL cluster.
     static let postgres = StorageBackend(name: "PostgreSQL", tablesNotCopied: Set(PostgresStorage.tablesNotCopied.keys)) { _ in
-        try await PostgresStorage(url: try PostgresCluster.shared().makeDatabase())
+        // The pool's timeouts never fire here: on a busy machine a connection may take more than their 10 s to come.
+        try await PostgresStorage(url: try PostgresCluster.shared().makeDatabase(), timers: ManualClock())
     } close: { storage in
         await (storage as? PostgresStorage)?.close()
     } blobs: { storage, _ in
