@@ -25,6 +25,12 @@ struct SchemaCheckOverlapTests {
 
         var events: [Event] { state.withLock { $0.events } }
 
+        /// Whether `first` was noted before `second`; fails the test when either is missing.
+        func noted(_ first: Event, before second: Event) throws -> Bool {
+            let events = self.events
+            return try #require(events.firstIndex(of: first), "\(events)") < (try #require(events.firstIndex(of: second), "\(events)"))
+        }
+
         /// From now on, notes requests; with `holdingSchema`, holds the schema's answer until a changes request.
         func record(holdingSchema: Bool) {
             state.withLock {
@@ -99,10 +105,7 @@ struct SchemaCheckOverlapTests {
             // come first, as it did, this pull would wait forever: the suite's time limit ends it.)
             gate.record(holdingSchema: true)
             #expect(try await client.pull(["notes"]).pulled == 50)
-            let events = gate.events
-            let asked = try #require(events.firstIndex(of: .changesAsked))
-            let answered = try #require(events.firstIndex(of: .schemaAnswered))
-            #expect(asked < answered, "\(events)")
+            #expect(try gate.noted(.changesAsked, before: .schemaAnswered), "\(gate.events)")
             #expect(try client.records(Query("notes")).count == 50)
         }
     }
@@ -116,14 +119,12 @@ struct SchemaCheckOverlapTests {
             let client = try await Self.open(fixture, transport: gate)
             gate.record(holdingSchema: true)
             #expect(try await client.sync().pulled == 10)
-            var events = gate.events
-            #expect(try #require(events.firstIndex(of: .changesAsked)) < (try #require(events.firstIndex(of: .schemaAnswered))), "\(events)")
+            #expect(try gate.noted(.changesAsked, before: .schemaAnswered), "\(gate.events)")
 
             try client.create("notes", id: "mine", data: ["title": "Mine"])
             gate.record(holdingSchema: false)
             #expect(try await client.sync().pushed == 1)
-            events = gate.events
-            #expect(try #require(events.firstIndex(of: .schemaAnswered)) < (try #require(events.firstIndex(of: .batchAsked))), "\(events)")
+            #expect(try gate.noted(.schemaAnswered, before: .batchAsked), "\(gate.events)")
         }
     }
 
