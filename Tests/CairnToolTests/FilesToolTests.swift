@@ -5,7 +5,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@Suite("cairn files", .enabled(if: Tool.binary != nil, "the cairn binary is not built next to the tests"), .serialized)
+@Suite("cairn files", .enabled(if: Tool.binary != nil, "the cairn binary is not built next to the tests"), .serialized, .timeLimit(.minutes(20)))
 struct FilesToolTests {
     func arguments(_ command: [String], store: String, fixture: Fixture) -> [String] {
         ["files"] + command + ["--store", store, "--server", fixture.server.baseURL.absoluteString, "--project", Fixture.project, "--user", "alice"]
@@ -103,7 +103,7 @@ struct FilesToolTests {
                                          environment: ["CAIRN_PASSWORD": TestServer.password])
             // Kill it once the server has some of the bytes.
             var received: Int64 = 0
-            for _ in 0..<600 where process.isRunning {
+            while process.isRunning {
                 try await Task.sleep(for: .milliseconds(20))
                 let files = try await fixture.server.server.storage.searchFiles(project: Fixture.project, query: FileQuery(statuses: [.new], limit: 10))
                 if let file = files.first {

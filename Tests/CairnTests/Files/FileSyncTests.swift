@@ -5,7 +5,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@Suite("Files in the SDK: queued uploads, attachments, downloads and the cache")
+@Suite("Files in the SDK: queued uploads, attachments, downloads and the cache", .timeLimit(.minutes(20)))
 struct FileSyncTests {
     static let photo = FileAttachment(collection: "notes", id: "n1", field: "photo")
 
@@ -233,7 +233,7 @@ struct FileSyncTests {
             let photos = try bob.records(Query("notes")).compactMap { $0.data["photo"]?.stringValue }
             #expect(photos.count == 3)
             // The prefetch runs after the pull, in the background: two files fit the bound, the third does not.
-            for _ in 0..<200 where try bob.files.cacheUsage().files < 2 { try await Task.sleep(for: .milliseconds(20)) }
+            while try bob.files.cacheUsage().files < 2 { try await Task.sleep(for: .milliseconds(20)) }
             try await Task.sleep(for: .milliseconds(200))
             let usage = try bob.files.cacheUsage()
             #expect(usage.files == 2)
