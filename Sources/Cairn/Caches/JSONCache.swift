@@ -21,6 +21,8 @@ public final class JSONCache: Sendable {
     public let scope: String
     let writer: any DatabaseWriter
     let table = JSONCacheTable()
+    /// Where the ``async`` calls run, one after another.
+    let queue = BlockingQueue(label: "cairn.cache")
     private let state: Mutex<JSONCacheTable.Entry>
 
     init(writer: any DatabaseWriter, scope: String, name: String, fields: [CacheField]) throws {

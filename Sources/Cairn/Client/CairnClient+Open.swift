@@ -120,7 +120,9 @@ extension CairnClient {
         let auth = AuthSession(credentials: configuration.credentials, clock: configuration.wallClock)
         let log = SyncLog(configuration)
         var transport = transport ?? defaultTransport(configuration)
-        if configuration.traceRequests { transport = TracingTransport(inner: transport, logger: log.logger, withData: configuration.traceWithData) }
+        if configuration.traceRequests { transport = TracingTransport(
+            inner: transport, logger: log.logger, withData: configuration.traceWithData, format: configuration.traceFormat)
+        }
         let api = RemoteAPI(
             baseURL: configuration.serverURL, project: configuration.project, transport: transport,
             auth: auth, retry: configuration.retry, timeout: configuration.requestTimeout, clock: configuration.clock,

@@ -188,6 +188,9 @@ public struct CairnConfiguration: Sendable {
     /// With ``traceRequests``, adds record data to the traces: query strings and JSON bodies (default false). Sign-in
     /// and token bodies and headers are never logged. Turn it on only to debug, on a device you own.
     public var traceWithData = false
+    /// How each traced request is written: ``TraceFormat/compact`` (the default), one line with the facts as
+    /// metadata, or ``TraceFormat/pretty``, a block a person reads, with indented JSON bodies.
+    public var traceFormat = TraceFormat.compact
 
     /// A configuration with the settings that have no default; the others start as documented on each property
     /// (no `app`, batches of 500, pages of 2000, 30-second requests) and can be set afterwards.

@@ -5,10 +5,12 @@ import Logging
 /// A transport that logs each request it passes on (``CairnConfiguration/traceRequests``): method, path, status,
 /// time and bytes, at `debug`. With ``CairnConfiguration/traceWithData`` it adds the query string and the JSON bodies,
 /// except those of sign-in and token refresh (passwords and tokens), and never headers (they carry the token).
+/// ``TraceFormat/pretty`` writes the same as a readable block (``PrettyTrace``).
 struct TracingTransport: HTTPTransport {
     let inner: any HTTPTransport
     let logger: Logger
     let withData: Bool
+    var format = TraceFormat.compact
 
     var streamsResponseBodies: Bool { inner.streamsResponseBodies }
 
@@ -48,16 +50,32 @@ struct TracingTransport: HTTPTransport {
         var metadata = common(request, start: start)
         metadata["cairn.status"] = "\(status)"
         if let responseBody { metadata["cairn.response_bytes"] = "\(responseBody.count)" }
-        if withData, !Self.carriesSecrets(request.url), let responseBody, !responseBody.isEmpty {
-            metadata["cairn.response"] = "\(String(decoding: responseBody, as: UTF8.self))"
+        let withBodies = withData && !Self.carriesSecrets(request.url)
+        switch format {
+        case .compact:
+            if withBodies, let responseBody, !responseBody.isEmpty {
+                metadata["cairn.response"] = "\(String(decoding: responseBody, as: UTF8.self))"
+            }
+            logger.debug("request", metadata: metadata)
+        case .pretty:
+            metadata["cairn.request"] = nil
+            let trace = PrettyTrace(request: request, facts: metadata, withData: withData, withBodies: withBodies, responseBody: responseBody)
+            logger.debug("\(trace.text)", metadata: metadata)
         }
-        logger.debug("request", metadata: metadata)
     }
 
     private func log(_ request: TransportRequest, failure: any Error, start: ContinuousClock.Instant) {
         var metadata = common(request, start: start)
         metadata["cairn.error"] = "\(CairnError(wrapping: failure).code.rawValue)"
-        logger.debug("request failed", metadata: metadata)
+        switch format {
+        case .compact:
+            logger.debug("request failed", metadata: metadata)
+        case .pretty:
+            metadata["cairn.request"] = nil
+            let withBodies = withData && !Self.carriesSecrets(request.url)
+            let trace = PrettyTrace(request: request, facts: metadata, withData: withData, withBodies: withBodies, responseBody: nil)
+            logger.debug("\(trace.text)", metadata: metadata)
+        }
     }
 
     private func common(_ request: TransportRequest, start: ContinuousClock.Instant) -> Logger.Metadata {

@@ -50,7 +50,7 @@ struct SyncLoggingTests {
     static let secret = "SECRET-NOTE-TEXT-7731"
 
     /// Alice and Bob change one task (a conflict) and Alice writes a note the server's schema now refuses.
-    static func syncWithConflictAndRefusal(tracing: Bool, withData: Bool) async throws -> (CapturedLog, token: String) {
+    static func syncWithConflictAndRefusal(tracing: Bool, withData: Bool, format: TraceFormat = .compact) async throws -> (CapturedLog, token: String) {
         let fixture = try await Fixture.start()
         return try await withCleanup({ await fixture.stop() }) {
             let log = CapturedLog()
@@ -58,6 +58,7 @@ struct SyncLoggingTests {
                 $0.logger = log.logger()
                 $0.traceRequests = tracing
                 $0.traceWithData = withData
+                $0.traceFormat = format
             }
             let bob = try await fixture.client("bob")
             try alice.create("tasks", id: "t", data: ["title": .string(secret), "rank": 1])
@@ -118,6 +119,43 @@ struct SyncLoggingTests {
         #expect(!detailed.all.contains { $0.text.contains(token) })
         #expect(!detailed.all.contains { $0.text.contains(TestServer.password) })
         #expect(detailed.entries("request").contains { $0.metadata["cairn.path"] == "/v1/auth/login" && $0.metadata["cairn.response"] == nil })
+    }
+
+    @Test("pretty traces: one readable block per request, JSON bodies indented with sorted keys only with data; secrets never")
+    func prettyTracing() async throws {
+        let (plain, _) = try await Self.syncWithConflictAndRefusal(tracing: true, withData: false, format: .pretty)
+        let batch = try #require(plain.all.first { $0.metadata["cairn.path"]?.hasSuffix("/batch") == true })
+        #expect(batch.message.hasPrefix("POST \(batch.metadata["cairn.path"]!) → 200 in "), "\(batch.message)")
+        #expect(batch.message.contains(" sent, ") && batch.message.hasSuffix(" received"))
+        #expect(batch.metadata["cairn.status"] == "200")
+        #expect(!plain.all.contains { $0.text.contains(Self.secret) || $0.message.contains("body:") })
+
+        let (detailed, token) = try await Self.syncWithConflictAndRefusal(tracing: true, withData: true, format: .pretty)
+        let pushed = try #require(detailed.all.first { $0.metadata["cairn.path"]?.hasSuffix("/batch") == true && $0.message.contains(Self.secret) })
+        let lines = pushed.message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let bodyStart = try #require(lines.firstIndex(of: "request body:"))
+        #expect(lines[bodyStart + 1] == "  {")
+        #expect(lines.contains("response body:"))
+        #expect(lines[bodyStart + 2] == "    \"operations\" : [", "keys indented one level inside the body: \(pushed.message)")
+        // Sorted keys: an operation's "collection", "data", "id", "op", "opId", in that order.
+        let keys = lines.filter { $0.hasPrefix("        \"") && !$0.hasPrefix("         ") }.map { $0.split(separator: "\"")[1] }
+        #expect(Array(keys.prefix(5)) == ["collection", "data", "id", "op", "opId"], "\(pushed.message)")
+        #expect(pushed.metadata["cairn.request"] == nil && pushed.metadata["cairn.response"] == nil, "bodies in the block only")
+        let login = try #require(detailed.all.first { $0.metadata["cairn.path"] == "/v1/auth/login" })
+        #expect(!login.message.contains("body:"))
+        #expect(!detailed.all.contains { $0.text.contains(token) || $0.text.contains(TestServer.password) })
+    }
+
+    @Test("a pretty body: gzip undone, JSON lines each indented, text kept as text, a long body cut saying how much")
+    func prettyBodies() throws {
+        let json = Data(#"{"b": 1, "a": [true, null]}"#.utf8)
+        #expect(PrettyTrace.readable(json) == "{\n  \"a\" : [\n    true,\n    null\n  ],\n  \"b\" : 1\n}")
+        #expect(PrettyTrace.readable(try Gzip.compress(json)) == PrettyTrace.readable(json))
+        #expect(PrettyTrace.readable(Data("{\"x\":1}\n{\"y\":2}\n".utf8)) == "{\n  \"x\" : 1\n}\n{\n  \"y\" : 2\n}")
+        #expect(PrettyTrace.readable(Data("not json".utf8)) == "not json")
+        let long = PrettyTrace.readable(Data(repeating: UInt8(ascii: "x"), count: PrettyTrace.bodyLimit + 2500))
+        #expect(long.hasSuffix("\n… 2.5 KB more"))
+        #expect(PrettyTrace.size(340) == "340 B" && PrettyTrace.size(1234) == "1.2 KB" && PrettyTrace.size(3_400_000) == "3.4 MB")
     }
 
     @Test("a sync that cannot reach the server logs each retry with its cause, then the failure")
