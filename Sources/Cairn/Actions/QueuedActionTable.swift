@@ -25,7 +25,7 @@ struct QueuedActionTable: StoreTable {
     }
 
     /// The newest upload queue position a record write may take while calls wait: the position the oldest queued call
-    /// was made after (the largest integer when none waits). For ``QueueTable/takeReady(_:limit:bytes:after:)``.
+    /// was made after (the largest integer when none waits). For ``QueueTable/takeReady(_:limit:bytes:after:groups:)``.
     static let uploadBoundSQL = "coalesce((SELECT min(after_seq) FROM cairn_queued_actions), 9223372036854775807)"
 
     /// Queues a call after every change queued so far.

@@ -12,12 +12,14 @@ public struct BatchWriter {
     var changeSet: String? = nil
     /// Collections uploaded by the app's own sync tasks, which a change set may not hold.
     var excluded: [String: any CollectionSyncTask] = [:]
+    /// The upload group, custom tag and headers of every write it makes.
+    var options = WriteOptions.none
 
     private func write(_ collection: String, id: String, change: LocalChange) throws -> LocalRecord? {
         if changeSet != nil, excluded[collection] != nil {
             throw CairnError.invalid("\(collection) is uploaded by the app's sync task, so its changes cannot be part of a change set")
         }
-        return try store.write(db, collection: collection, id: id, change: change, changeSet: changeSet)
+        return try store.write(db, collection: collection, id: id, change: change, changeSet: changeSet, options: options)
     }
 
     /// Creates a record; `already_exists` if the id is taken locally.
@@ -59,17 +61,20 @@ extension CairnClient {
     ///     for visit in visits { try batch.save(visit, in: "visits", id: visit.id) }
     /// }
     /// ```
+    ///
+    /// - Parameter options: the upload group, custom tag and headers of every write in the batch.
     @discardableResult
-    public func writeBatch<T>(_ body: (BatchWriter) throws -> T) throws -> T {
-        try writeTogether(changeSet: nil, body)
+    public func writeBatch<T>(options: WriteOptions = .none, _ body: (BatchWriter) throws -> T) throws -> T {
+        try writeTogether(changeSet: nil, options: options, body)
     }
 
     /// Runs `body` with a writer in one store transaction, the writes in `changeSet` if given, then checks the set.
-    func writeTogether<T>(changeSet: String?, _ body: (BatchWriter) throws -> T) throws -> T {
+    func writeTogether<T>(changeSet: String?, options: WriteOptions, _ body: (BatchWriter) throws -> T) throws -> T {
         try checkOpen()
         do {
             let result = try store.writer.write { db in
-                let result = try body(BatchWriter(store: store, db: db, changeSet: changeSet, excluded: configuration.syncTasks))
+                let writer = BatchWriter(store: store, db: db, changeSet: changeSet, excluded: configuration.syncTasks, options: options)
+                let result = try body(writer)
                 if let changeSet { try store.uploads.checkChangeSet(db, changeSet) }
                 return result
             }

@@ -22,8 +22,10 @@ extension CairnClient {
     /// a larger one is refused here with `payload_too_large` and nothing is written. It may not hold collections
     /// uploaded by a ``CollectionSyncTask`` (`invalid_argument`); writes of local-only collections commit with it but
     /// are never uploaded.
+    ///
+    /// - Parameter options: the upload group, custom tag and headers of the whole set (a set uploads as one batch).
     @discardableResult
-    public func writeChangeSet<T>(_ body: (BatchWriter) throws -> T) throws -> T {
-        try writeTogether(changeSet: OperationID.make(), body)
+    public func writeChangeSet<T>(options: WriteOptions = .none, _ body: (BatchWriter) throws -> T) throws -> T {
+        try writeTogether(changeSet: OperationID.make(), options: options, body)
     }
 }

@@ -12,7 +12,9 @@ extension CairnClient {
         let store: LocalStore
         do {
             store = try LocalStore.open(
-                configuration.store, configuration: StoreConfiguration(wallClock: configuration.wallClock, key: configuration.storeKey))
+                configuration.store, configuration: StoreConfiguration(
+                    wallClock: configuration.wallClock, key: configuration.storeKey,
+                    combining: QueueCombining(updates: configuration.combineLocalUpdates, deletes: configuration.combineLocalDeletes)))
         } catch {
             throw CairnError.store(error)
         }

@@ -17,36 +17,40 @@ extension CairnClient {
     }
 
     /// Creates a record locally and queues its upload; `already_exists` if the id is taken locally.
+    /// - Parameter options: its upload group, custom tag and headers (``WriteOptions``).
     @discardableResult
-    public func create(_ collection: String, id: String, data: [String: JSONValue]) throws -> LocalRecord {
+    public func create(_ collection: String, id: String, data: [String: JSONValue], options: WriteOptions = .none) throws -> LocalRecord {
         try checkOpen()
-        let record = try store.write(collection: collection, id: id, change: .create(data))!
+        let record = try store.write(collection: collection, id: id, change: .create(data), options: options)!
         noteLocalWrite()
         return record
     }
 
     /// Creates or fully replaces a record locally and queues its upload.
+    /// - Parameter options: its upload group, custom tag and headers (``WriteOptions``).
     @discardableResult
-    public func save(_ collection: String, id: String, data: [String: JSONValue]) throws -> LocalRecord {
+    public func save(_ collection: String, id: String, data: [String: JSONValue], options: WriteOptions = .none) throws -> LocalRecord {
         try checkOpen()
-        let record = try store.write(collection: collection, id: id, change: .save(data))!
+        let record = try store.write(collection: collection, id: id, change: .save(data), options: options)!
         noteLocalWrite()
         return record
     }
 
     /// Applies a JSON Merge Patch locally (`null` removes a field) and queues its upload.
+    /// - Parameter options: its upload group, custom tag and headers (``WriteOptions``).
     @discardableResult
-    public func patch(_ collection: String, id: String, _ patch: [String: JSONValue]) throws -> LocalRecord {
+    public func patch(_ collection: String, id: String, _ patch: [String: JSONValue], options: WriteOptions = .none) throws -> LocalRecord {
         try checkOpen()
-        let record = try store.write(collection: collection, id: id, change: .patch(patch))!
+        let record = try store.write(collection: collection, id: id, change: .patch(patch), options: options)!
         noteLocalWrite()
         return record
     }
 
     /// Deletes a record locally and queues its upload.
-    public func delete(_ collection: String, id: String) throws {
+    /// - Parameter options: its upload group, custom tag and headers (``WriteOptions``).
+    public func delete(_ collection: String, id: String, options: WriteOptions = .none) throws {
         try checkOpen()
-        try store.write(collection: collection, id: id, change: .delete)
+        try store.write(collection: collection, id: id, change: .delete, options: options)
         noteLocalWrite()
     }
 
@@ -69,14 +73,14 @@ extension CairnClient {
 
     /// Encodes `value` and saves it as the record `id` (an `id` member of `value` is not stored in the data).
     @discardableResult
-    public func save<T: Encodable>(_ value: T, in collection: String, id: String) throws -> LocalRecord {
-        try save(collection, id: id, data: Self.encode(value))
+    public func save<T: Encodable>(_ value: T, in collection: String, id: String, options: WriteOptions = .none) throws -> LocalRecord {
+        try save(collection, id: id, data: Self.encode(value), options: options)
     }
 
     /// Encodes `value` and creates the record `id`.
     @discardableResult
-    public func create<T: Encodable>(_ value: T, in collection: String, id: String) throws -> LocalRecord {
-        try create(collection, id: id, data: Self.encode(value))
+    public func create<T: Encodable>(_ value: T, in collection: String, id: String, options: WriteOptions = .none) throws -> LocalRecord {
+        try create(collection, id: id, data: Self.encode(value), options: options)
     }
 
     static func encode<T: Encodable>(_ value: T) throws -> [String: JSONValue] {

@@ -192,6 +192,18 @@ public struct CairnConfiguration: Sendable {
     /// metadata, or ``TraceFormat/pretty``, a block a person reads, with indented JSON bodies.
     public var traceFormat = TraceFormat.compact
 
+    /// Folds a new create, update or patch of a record into its change still queued, so the server gets the net
+    /// change (default true; SAP's `combineLocalUpdates`). Off, every write is uploaded as made.
+    public var combineLocalUpdates = true
+    /// Folds a delete into the record's change still queued: a record created and deleted before an upload is never
+    /// sent (default true; SAP's `combineLocalDeletes`). Off, the create and the delete are both uploaded.
+    public var combineLocalDeletes = true
+    /// Makes a sync whose uploads the server refused throw `upload_refused`, listing them in `details.operations`
+    /// (opId, collection, id, code), once the sync has done everything else (default false; SAP's
+    /// `throwUploadFailures`). Off, the sync succeeds and ``SyncSummary/failed`` counts them; either way they wait in
+    /// ``CairnClient/failedOperations(_:)``.
+    public var throwUploadFailures = false
+
     /// A configuration with the settings that have no default; the others start as documented on each property
     /// (no `app`, batches of 500, pages of 2000, 30-second requests) and can be set afterwards.
     public init(serverURL: URL, project: String, device: String, credentials: Credentials, store: StoreLocation) {

@@ -25,7 +25,10 @@ extension UploadQueue {
         let table = try store.table(conflict.collection)
         let date = store.now
         try store.writer.write { db in
-            let place = try store.queue.operations(db, collection: conflict.collection, id: conflict.id).first?.sequence
+            let queued = try store.queue.operations(db, collection: conflict.collection, id: conflict.id)
+            let place = queued.first?.sequence
+            // The resolution goes as the record's latest write was to go: in its upload group, with its tag and headers.
+            let options = queued.last?.options ?? .none
             try store.queue.removeAll(db, collection: conflict.collection, id: conflict.id)
             // The server's state is the base of whatever is uploaded next.
             var shadow = try store.shadows.shadow(db, collection: conflict.collection, id: conflict.id) ?? Shadow()
@@ -58,7 +61,7 @@ extension UploadQueue {
                 }
             }
             if let upload {
-                try store.queue.enqueue(db, collection: conflict.collection, id: conflict.id, upload, base: current.version, combining: false, at: date)
+                try store.queue.enqueue(db, collection: conflict.collection, id: conflict.id, upload, base: current.version, combining: .none, options: options, at: date)
                 // An action call queued after the change this resolution replaces must still find it on the server.
                 if let place, place <= (try QueuedActionTable().barrier(db)) {
                     try store.queue.keepPlace(db, collection: conflict.collection, id: conflict.id, at: place)

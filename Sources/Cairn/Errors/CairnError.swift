@@ -104,6 +104,10 @@ extension ErrorCode {
     /// Changes or files of this device could not be uploaded, so it was not unregistered: sync and try again, or
     /// pass `discardingPendingChanges: true` to ``CairnClient/unregister(deleteStore:discardingPendingChanges:)``.
     public static let pendingChanges: ErrorCode = "pending_changes"
+    /// The server refused uploads of this sync (with ``CairnConfiguration/throwUploadFailures`` on):
+    /// `details.operations` lists each (`opId`, `collection`, `id`, `code`, `message`); they wait in
+    /// ``CairnClient/failedOperations(_:)``. The rest of the sync was done.
+    public static let uploadRefused: ErrorCode = "upload_refused"
 }
 
 extension CairnError {

@@ -39,15 +39,25 @@ struct FailedTable: StoreTable {
             """)
     }
 
-    /// Keeps a rejected upload with the server's reason (and its change set, if any).
+    /// Migration v11: a failed upload keeps the options it was written with, and a retry queues it with them.
+    static func addWriteOptionsV11(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE cairn_failed ADD COLUMN upload_group TEXT;
+            ALTER TABLE cairn_failed ADD COLUMN custom_tag TEXT;
+            ALTER TABLE cairn_failed ADD COLUMN headers TEXT;
+            """)
+    }
+
+    /// Keeps a rejected upload with the server's reason (and its change set and write options, if any).
     func add(_ db: Database, _ operation: PendingOperation, error: ErrorBody, at date: Date) throws {
         try db.cachedStatement(sql: """
             INSERT INTO cairn_failed (op_id, collection, record_id, op, base_version, data, error_code, error_message, error_details, failed_at,
-                                      change_set)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      change_set, upload_group, custom_tag, headers)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [operation.opId, operation.collection, operation.recordID, operation.kind.rawValue, operation.baseVersion,
                                      operation.dataText, error.code.rawValue, error.message, error.details.map { JSONValue.object($0).jsonText() },
-                                     date.timeIntervalSince1970, operation.changeSet])
+                                     date.timeIntervalSince1970, operation.changeSet, operation.uploadGroup, operation.customTag,
+                                     operation.options.headersText])
     }
 
     /// The failed upload with this id: for a change set (any of its operations' ids), the set's one entry.
@@ -114,6 +124,7 @@ extension FailedOperation {
             id: row["id"], opId: row["op_id"], collection: row["collection"], recordID: row["record_id"],
             kind: OperationKind(rawValue: opText) ?? .update, baseVersion: row["base_version"], data: decodeObject(row["data"]),
             error: ErrorBody(code: ErrorCode(rawValue: row["error_code"]), message: row["error_message"], details: decodeObject(row["error_details"])),
-            failedAt: Date(timeIntervalSince1970: row["failed_at"]), changeSet: row["change_set"])
+            failedAt: Date(timeIntervalSince1970: row["failed_at"]), changeSet: row["change_set"],
+            options: WriteOptions(uploadGroup: row["upload_group"], customTag: row["custom_tag"], headers: WriteOptions.headers(fromText: row["headers"])))
     }
 }

@@ -32,6 +32,15 @@ public struct PendingOperation: Sendable, Hashable, Identifiable {
     /// The schema number of the older app build that queued it, when a newer build opened the store since; `nil`:
     /// made by the current build. Uploaded with the change, so the server translates it from that shape.
     public var schemaVersion: Int64? = nil
+    /// The upload group it was written in (``WriteOptions/uploadGroup``); `nil`: none.
+    public var uploadGroup: String? = nil
+    /// The tag the server keeps with it (``WriteOptions/customTag``).
+    public var customTag: String? = nil
+    /// The headers sent with the batch that uploads it (``WriteOptions/headers``).
+    public var headers: [String: String] = [:]
+
+    /// The options it was written with.
+    public var options: WriteOptions { WriteOptions(uploadGroup: uploadGroup, customTag: customTag, headers: headers) }
 
     /// `Identifiable`: the operation's `opId`.
     public var id: String { opId }
@@ -40,7 +49,7 @@ public struct PendingOperation: Sendable, Hashable, Identifiable {
     func writeWireJSON(into bytes: inout [UInt8]) {
         SyncOperation.write(
             opId: opId, collection: collection, id: recordID, op: kind, baseVersion: baseVersion, dataText: dataText,
-            schemaVersion: schemaVersion, order: SyncOperation.wireOrder, into: &bytes)
+            schemaVersion: schemaVersion, tag: customTag, order: SyncOperation.wireOrder, into: &bytes)
     }
 
     /// The bytes the operation takes in a batch body (its JSON and the comma before it).
@@ -89,4 +98,6 @@ public struct FailedOperation: Sendable, Hashable, Identifiable {
     /// For a change set, all its operations in their order, each with its own error (`batch_aborted` for those the
     /// server would have applied); empty for a change on its own.
     public var changeSetOperations: [FailedOperation] = []
+    /// The options it was written with; a retry queues it with them.
+    public var options: WriteOptions = .none
 }

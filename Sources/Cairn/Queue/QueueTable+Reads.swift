@@ -7,7 +7,7 @@ extension QueueTable {
     /// the queue. Append `WHERE`/`ORDER BY` clauses.
     static let selectSQL = """
         SELECT q.seq, q.op_id, q.collection, q.record_id, q.op, q.base_version, q.data, coalesce(a.count, 0), q.created_at, q.waits_for, q.change_set,
-               q.schema_version
+               q.schema_version, q.upload_group, q.custom_tag, q.headers
         FROM cairn_queue AS q LEFT JOIN cairn_attempts AS a ON a.seq = q.seq
         """
 
@@ -57,6 +57,7 @@ extension PendingOperation {
         self.init(
             sequence: row[0], opId: row[1], collection: row[2], recordID: row[3],
             kind: OperationKind(rawValue: opText) ?? .update, baseVersion: row[5], dataText: row[6],
-            attempts: row[7], createdAt: Date(timeIntervalSince1970: row[8]), waitsFor: row[9], changeSet: row[10], schemaVersion: row[11])
+            attempts: row[7], createdAt: Date(timeIntervalSince1970: row[8]), waitsFor: row[9], changeSet: row[10], schemaVersion: row[11],
+            uploadGroup: row[12], customTag: row[13], headers: WriteOptions.headers(fromText: row[14]))
     }
 }

@@ -4,7 +4,7 @@ import GRDB
 
 /// The durable upload queue (`cairn_queue`) and the attempt counts of its entries (`cairn_attempts`).
 ///
-/// Every change enters through ``enqueue(_:collection:id:_:base:localData:combining:at:)``, which holds the one
+/// Every change enters through ``enqueue(_:collection:id:_:base:localData:combining:changeSet:options:at:)``, which holds the one
 /// base-version rule; every change waiting for an earlier upload of its record leaves that wait through
 /// ``release(_:_:)``.
 struct QueueTable: StoreTable {
@@ -58,6 +58,17 @@ struct QueueTable: StoreTable {
         try db.execute(sql: "ALTER TABLE cairn_queue ADD COLUMN schema_version INTEGER")
     }
 
+    /// Migration v11: a queued change keeps the options it was written with (``WriteOptions``): its upload group,
+    /// custom tag and headers.
+    static func addWriteOptionsV11(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE cairn_queue ADD COLUMN upload_group TEXT;
+            ALTER TABLE cairn_queue ADD COLUMN custom_tag TEXT;
+            ALTER TABLE cairn_queue ADD COLUMN headers TEXT;
+            CREATE INDEX cairn_queue_upload_group ON cairn_queue(upload_group) WHERE upload_group IS NOT NULL;
+            """)
+    }
+
     /// Marks the changes queued so far as made for schema number `number` (an app build older than the one opening
     /// the store now), so they are uploaded in that shape and the server translates them.
     func markSchemaVersion(_ db: Database, _ number: Int) throws {
@@ -79,25 +90,29 @@ struct QueueTable: StoreTable {
 
     /// Queues a change of a record in the caller's transaction, and says what happened to the queue.
     ///
-    /// With `combining`, the change is folded into the record's newest queued change when
-    /// ``QueueCombiner/mayCombine(queuedAttempts:queuedChangeSet:newChangeSet:)`` allows it (never attempted, the
-    /// same change set or none) and no action call was queued since (``QueuedActionTable/barrier(_:)``); otherwise it
-    /// is appended after it, waiting for it (`waits_for`).
+    /// The change is folded into the record's newest queued change when `combining` allows its kind
+    /// (``QueueCombining``), ``QueueCombiner/mayCombine(queuedAttempts:queuedChangeSet:newChangeSet:)`` allows it
+    /// (never attempted, the same change set or none), both were written with the same ``WriteOptions`` and no action
+    /// call was queued since (``QueuedActionTable/barrier(_:)``); otherwise it is appended after it, waiting for it
+    /// (`waits_for`).
     /// - Parameters:
     ///   - base: the server version the record's local changes were made on (the shadow's base version).
     ///   - localData: the record's data once the change is applied locally (for combining two patches).
     ///   - changeSet: the change set the change belongs to, if any.
+    ///   - options: the write's upload group, custom tag and headers.
     @discardableResult
     func enqueue(
         _ db: Database, collection: String, id: String, _ change: QueueCombiner.Change, base: Int64?,
-        localData: [String: JSONValue] = [:], combining: Bool, changeSet: String? = nil, at date: Date
+        localData: [String: JSONValue] = [:], combining: QueueCombining, changeSet: String? = nil, options: WriteOptions = .none,
+        at date: Date
     ) throws -> QueueCombiner.Outcome {
         let newest = try newest(db, collection: collection, id: id)
+        let mayFold = combining.allows(change.kind)
         // A change queued by an older app build keeps that build's shape: nothing is folded into it. Nor is a change
         // queued before an action call: the call's backend must see the record as it was when the call was made.
-        let barrier = combining && newest != nil ? try QueuedActionTable().barrier(db) : 0
-        let combinable = combining ? newest.flatMap {
-            $0.schemaVersion == nil && $0.sequence > barrier
+        let barrier = mayFold && newest != nil ? try QueuedActionTable().barrier(db) : 0
+        let combinable = mayFold ? newest.flatMap {
+            $0.schemaVersion == nil && $0.sequence > barrier && $0.options == options
                 && QueueCombiner.mayCombine(queuedAttempts: $0.attempts, queuedChangeSet: $0.changeSet, newChangeSet: changeSet) ? $0 : nil
         } : nil
         let outcome = QueueCombiner.combine(combinable.map { QueueCombiner.Change($0.kind, $0.data) }, change, localData: localData)
@@ -113,11 +128,13 @@ struct QueueTable: StoreTable {
         case .append(let appended):
             let waitsFor = newest?.opId
             try db.cachedStatement(sql: """
-                INSERT INTO cairn_queue (op_id, collection, record_id, op, base_version, data, created_at, waits_for, change_set)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO cairn_queue (op_id, collection, record_id, op, base_version, data, created_at, waits_for, change_set,
+                                         upload_group, custom_tag, headers)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(arguments: [
                 OperationID.make(), collection, id, appended.kind.rawValue, Self.baseVersion(of: appended.kind, waitsFor: waitsFor, known: base),
-                jsonText(appended.data), date.timeIntervalSince1970, waitsFor, changeSet,
+                jsonText(appended.data), date.timeIntervalSince1970, waitsFor, changeSet, options.uploadGroup, options.customTag,
+                options.headersText,
             ])
         }
         return outcome
@@ -192,15 +209,21 @@ struct QueueTable: StoreTable {
     /// checked against the server's limits when it was written): a set is never split nor mixed with other changes,
     /// and waits until all its changes are ready. A change queued after an action call waits until the call has its
     /// outcome (``QueuedActionTable/uploadBoundSQL``).
-    func takeReady(_ db: Database, limit: Int, bytes: Int = .max, after: Int64) throws -> [PendingOperation] {
+    ///
+    /// Changes of a held upload group are never taken (``HeldGroupTable``); with `groups`, only changes of those
+    /// groups are. The changes of a batch share their headers: a change with other headers ends the batch.
+    func takeReady(_ db: Database, limit: Int, bytes: Int = .max, after: Int64, groups: Set<String>? = nil) throws -> [PendingOperation] {
         var operations: [PendingOperation] = []
         do {
+            let onlyGroups = groups.map { JSONValue.array($0.sorted().map(JSONValue.string)).jsonText() }
             // Read in place (a cursor, no copied rows); it ends before the attempts are written.
             let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectSQL + """
                  WHERE q.seq > ? AND q.waits_for IS NULL AND q.seq <= \(QueuedActionTable.uploadBoundSQL)
                   AND q.seq = (SELECT min(seq) FROM cairn_queue WHERE collection = q.collection AND record_id = q.record_id)
+                  AND \(HeldGroupTable.notHeldSQL)
+                  AND (? IS NULL OR q.upload_group IN (SELECT value FROM json_each(?)))
                 ORDER BY q.seq LIMIT ?
-                """), arguments: [after, limit])
+                """), arguments: [after, onlyGroups, onlyGroups, limit])
             var size = 0
             var waitingSets: Set<String> = []
             while let row = try rows.next() {
@@ -215,7 +238,7 @@ struct QueueTable: StoreTable {
                     break
                 }
                 let operationSize = operation.wireSize
-                if !operations.isEmpty, size + operationSize > bytes { break }
+                if let first = operations.first, size + operationSize > bytes || first.headers != operation.headers { break }
                 operations.append(operation)
                 size += operationSize
             }

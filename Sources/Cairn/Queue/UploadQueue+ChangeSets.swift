@@ -48,7 +48,7 @@ extension UploadQueue {
             }
             let base = try store.shadows.baseVersion(db, collection: operation.collection, id: operation.recordID) ?? nil
             try store.queue.enqueue(db, collection: operation.collection, id: operation.recordID, QueueCombiner.Change(operation.kind, payload),
-                              base: base, combining: false, changeSet: changeSet, at: date)
+                              base: base, combining: .none, changeSet: changeSet, options: operation.options, at: date)
             try store.rebuildVisible(db, table: table, id: operation.recordID)
         }
     }

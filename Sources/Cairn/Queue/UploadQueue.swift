@@ -18,12 +18,15 @@ struct UploadQueue: Sendable {
 
 extension UploadQueue {
     /// The next batch of queued changes ready to upload, at most one per record, oldest first: up to `limit` changes
-    /// and `bytes` of encoded operations, or one change set whole (``QueueTable/takeReady(_:limit:bytes:after:)``);
+    /// and `bytes` of encoded operations, or one change set whole (``QueueTable/takeReady(_:limit:bytes:after:groups:)``);
     /// marks them attempted (so they are never changed again and every retry sends the same operation).
     /// - Parameter after: take only positions after this one (the newest already in flight); older changes that
     ///   become ready meanwhile go in a later batch.
-    func takeBatch(limit: Int, bytes: Int = .max, after: Int64 = 0) throws -> [PendingOperation] {
-        try store.writeBookkeeping { db in try store.files.rewriteLocalFileIDs(db, try store.queue.takeReady(db, limit: limit, bytes: bytes, after: after)) }
+    /// - Parameter groups: take only changes of these upload groups; `nil`: any change not held.
+    func takeBatch(limit: Int, bytes: Int = .max, after: Int64 = 0, groups: Set<String>? = nil) throws -> [PendingOperation] {
+        try store.writeBookkeeping { db in
+            try store.files.rewriteLocalFileIDs(db, try store.queue.takeReady(db, limit: limit, bytes: bytes, after: after, groups: groups))
+        }
     }
 
     /// Records the server's answers: applied uploads leave the queue and move their records' base on, rejected ones

@@ -84,8 +84,11 @@ struct RemoteAPI: Sendable {
     func batch(_ operations: [PendingOperation]) async throws -> [ScannedResult] {
         let body = Data(PendingOperation.batchBody(operations))
         // The data of writes committed as sent stays out of the answer: the queue has it.
+        // The headers the batch's writes were made with (``WriteOptions/headers``: a batch's writes share them).
+        let written = (operations.first?.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let response = try await send(
-            method: "POST", path: "/v1/projects/\(project)/batch", body: body, headers: [(CairnHeader.prefer, "\(CairnHeader.returnMinimal), \(CairnHeader.positionalResults)")])
+            method: "POST", path: "/v1/projects/\(project)/batch", body: body,
+            headers: [(CairnHeader.prefer, "\(CairnHeader.returnMinimal), \(CairnHeader.positionalResults)")] + written)
         let results: [ScannedResult]
         do {
             results = try response.body.withUnsafeBytes { raw in try BatchResultsScanner.scan(raw.bindMemory(to: UInt8.self)) }

@@ -37,6 +37,11 @@ enum LocalMigrations {
             try ActionResultTable.createV9(db)
         }
         migrator.registerMigration("v10-own-versions", migrate: CollectionStateTable.addOwnVersionsV10)
+        migrator.registerMigration("v11-write-options") { db in
+            try QueueTable.addWriteOptionsV11(db)
+            try FailedTable.addWriteOptionsV11(db)
+            try HeldGroupTable.createV11(db)
+        }
         return migrator
     }
 }

@@ -17,13 +17,18 @@ enum LocalChange: Sendable {
 extension LocalStore {
     /// Applies a local write and queues its upload in one transaction: once this returns, the change survives a crash.
     @discardableResult
-    func write(collection name: String, id: String, change: LocalChange) throws -> LocalRecord? {
-        try writer.write { db in try write(db, collection: name, id: id, change: change) }
+    func write(collection name: String, id: String, change: LocalChange, options: WriteOptions = .none) throws -> LocalRecord? {
+        try writer.write { db in try write(db, collection: name, id: id, change: change, options: options) }
     }
 
     /// Applies a local write inside the caller's transaction; returns the record as it now shows (`nil`: deleted).
-    /// - Parameter changeSet: the change set the write belongs to (``CairnClient/writeChangeSet(_:)``), if any.
-    func write(_ db: Database, collection name: String, id: String, change: LocalChange, changeSet: String? = nil) throws -> LocalRecord? {
+    /// - Parameters:
+    ///   - changeSet: the change set the write belongs to (``CairnClient/writeChangeSet(_:)``), if any.
+    ///   - options: its upload group, custom tag and headers (checked here).
+    func write(
+        _ db: Database, collection name: String, id: String, change: LocalChange, changeSet: String? = nil, options: WriteOptions = .none
+    ) throws -> LocalRecord? {
+        try options.validate()
         let table = try self.table(name)
         guard Names.isValidID(id) else { throw CairnError.invalid("id \"\(id)\" must be 1-128 characters of [A-Za-z0-9_.:-]") }
         // Only a patch reads the row's data; the other writes need its versions alone.
@@ -68,8 +73,8 @@ extension LocalStore {
         // The server state these changes build on, kept until every change is uploaded.
         let base = try shadows.begin(db, table: table, id: id, row: current)
         let outcome = try queue.enqueue(
-            db, collection: name, id: id, QueueCombiner.Change(kind, payload), base: base, localData: newData ?? [:], combining: true,
-            changeSet: changeSet, at: now)
+            db, collection: name, id: id, QueueCombiner.Change(kind, payload), base: base, localData: newData ?? [:],
+            combining: configuration.combining, changeSet: changeSet, options: options, at: now)
 
         let version = current?.version ?? 0
         if let newData {

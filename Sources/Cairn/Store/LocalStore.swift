@@ -74,11 +74,13 @@ final class LocalStore: Sendable {
     let queuedActions = QueuedActionTable()
     /// The outcomes of sent action calls.
     let actionResults = ActionResultTable()
+    /// The upload groups held back from upload.
+    let heldGroups = HeldGroupTable()
 
     /// Cairn's own tables, each once; the collection tables of the current schema follow them in ``registry``.
     var ownTables: [any StoreTable] {
         [metaTable, collectionStates, queue, failed, shadows, conflictLog, events, fileUploads, fileCache, localIndexes, jsonCaches, downloadQueries,
-         syncLease, fileDeletions, queuedActions, actionResults]
+         syncLease, fileDeletions, queuedActions, actionResults, heldGroups]
     }
 
     /// Every table the store holds: Cairn's own, then one per collection of the current schema. Wiping walks it.

@@ -12,4 +12,6 @@ struct StoreConfiguration: Sendable {
     var historyLimit: Int = 1000
     /// The key of an encrypted store file; nil for a plaintext store.
     var key: StoreKey?
+    /// Which local changes fold into a record's queued change.
+    var combining = QueueCombining.all
 }

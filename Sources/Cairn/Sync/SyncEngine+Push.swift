@@ -7,7 +7,9 @@ extension SyncEngine {
     /// at most ``CairnConfiguration/batchSize`` operations and ``CairnConfiguration/batchBytes`` bytes of them, or one
     /// change set whole, sent as an atomic batch. An action call queued between writes goes when the writes before it
     /// were answered, and the writes after it wait for its outcome (``pushNextAction(into:)``).
-    func push(into summary: inout SyncSummary) async throws {
+    ///
+    /// - Parameter groups: only changes of these upload groups go, and no action call; `nil`: every change not held.
+    func push(groups: Set<String>? = nil, into summary: inout SyncSummary) async throws {
         let batchSize = min(max(configuration.batchSize, 1), BatchRequest.defaultMaximumOperations)
         let batchBytes = max(configuration.batchBytes, 1)
         // Two batches in flight, and the next upload starts before the answers of the previous one are recorded,
@@ -16,18 +18,20 @@ extension SyncEngine {
         defer { for entry in inFlight { entry.upload.cancel() } }
         while true {
             try Task.checkCancellation()
-            for batch in try await takeBatches(2 - inFlight.count, size: batchSize, bytes: batchBytes, after: Self.newestSequence(inFlight.map(\.batch))) {
+            for batch in try await takeBatches(
+                2 - inFlight.count, size: batchSize, bytes: batchBytes, after: Self.newestSequence(inFlight.map(\.batch)), groups: groups
+            ) {
                 inFlight.append((batch, Task { try await self.uploadWithin(batch) }))
             }
             if inFlight.isEmpty {
                 // Every write that may go now went: an action call queued after them goes next, then what it held back.
-                guard try await pushNextAction(into: &summary) else { return }
+                guard groups == nil, try await pushNextAction(into: &summary) else { return }
                 continue
             }
             let (batch, upload) = inFlight.removeFirst()
             let results = try await upload.value
             for next in try await takeBatches(
-                2 - inFlight.count, size: batchSize, bytes: batchBytes, after: Self.newestSequence(inFlight.map(\.batch) + [batch])
+                2 - inFlight.count, size: batchSize, bytes: batchBytes, after: Self.newestSequence(inFlight.map(\.batch) + [batch]), groups: groups
             ) {
                 inFlight.append((next, Task { try await self.uploadWithin(next) }))
             }
@@ -40,6 +44,11 @@ extension SyncEngine {
             summary.failed += setFailed ? batch.count : refused
             for (operation, result) in zip(batch, results) where result.status == .rejected || setFailed {
                 log.changeRefused(operation, result.setRefusal)
+                let refusal = result.setRefusal
+                refusedInRun.append([
+                    "opId": .string(operation.opId), "collection": .string(operation.collection), "id": .string(operation.recordID),
+                    "code": .string(refusal.code.rawValue), "message": .string(refusal.message),
+                ])
             }
             if setFailed, let changeSet = batch.first?.changeSet,
                 let cause = results.lazy.map(\.setRefusal).first(where: { $0.code != .batchAborted })
@@ -92,14 +101,14 @@ extension SyncEngine {
     }
 
     /// Takes up to `count` batches from the queue, after queue position `newest`, in one turn on the store's queue.
-    private func takeBatches(_ count: Int, size: Int, bytes: Int, after newest: Int64) async throws -> [[PendingOperation]] {
+    private func takeBatches(_ count: Int, size: Int, bytes: Int, after newest: Int64, groups: Set<String>?) async throws -> [[PendingOperation]] {
         // After cancelUpload() no batch is taken: those in flight are answered and recorded, then the push ends.
         guard count > 0, !isCancelled(.upload) else { return [] }
         return try await store.offPool { store in
             var batches: [[PendingOperation]] = []
             var after = newest
             while batches.count < count {
-                let batch = try store.uploads.takeBatch(limit: size, bytes: bytes, after: after)
+                let batch = try store.uploads.takeBatch(limit: size, bytes: bytes, after: after, groups: groups)
                 guard let last = batch.map(\.sequence).max() else { break }
                 batches.append(batch)
                 after = last

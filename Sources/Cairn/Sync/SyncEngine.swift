@@ -9,6 +9,9 @@ struct SyncScope: Sendable, Hashable {
     var collections: [String]?
     /// For collections listed here, only these download queries are pulled (a download group naming queries).
     var onlyQueries: [String: Set<String>] = [:]
+    /// Only changes of these upload groups are pushed (no action calls, no file deletions); `nil`: every change not
+    /// held (``CairnClient/hold(uploadGroup:)``).
+    var uploadGroups: Set<String>? = nil
 
     var kind: SyncKind { push && pull ? .sync : push ? .push : .pull }
 }
@@ -30,6 +33,8 @@ actor SyncEngine {
     private var running: (id: UUID, scope: SyncScope, task: Task<SyncSummary, any Error>)?
     /// The halves of the run in progress that ``cancel(_:)`` stopped; cleared when a run starts.
     private var cancelledHalves: Set<SyncHalf> = []
+    /// The uploads the server refused in the run in progress, for ``CairnConfiguration/throwUploadFailures``.
+    var refusedInRun: [JSONValue] = []
     /// The running push's progress (``beginUploadProgress()``).
     var uploadMeter: TransferMeter?
     /// The running pull's progress, per collection or download query (``beginDownloadProgress()``).
@@ -120,6 +125,7 @@ actor SyncEngine {
         let (historyID, etag) = (try? await store.offPool { store in
             (try? store.history.begin(kind: scope.kind), try? store.meta(.schemaETag))
         }) ?? (nil, nil)
+        refusedInRun = []
         let attempt = await status.begin(at: configuration.wallClock.now())
         await status.emit(.started)
         log.syncStarted(scope.kind)
@@ -134,9 +140,9 @@ actor SyncEngine {
             if !scope.pull || uploads { _ = try await schemaCheck.value }
             if scope.push {
                 await status.update { $0.phase = .pushing }
-                try await pushFileDeletions()
+                if scope.uploadGroups == nil { try await pushFileDeletions() }
                 await beginUploadProgress()
-                try await push(into: &summary)
+                try await push(groups: scope.uploadGroups, into: &summary)
                 try stopIfCancelled(.upload)
                 await status.update { $0.lastUpload = configuration.wallClock.now() }
             }
@@ -147,6 +153,11 @@ actor SyncEngine {
             }
             if scope.pull, scope.collections == nil, let client = owner.client {
                 for task in configuration.automaticTasks { try await task.run(client) }
+            }
+            if configuration.throwUploadFailures, !refusedInRun.isEmpty {
+                throw CairnError(
+                    .uploadRefused, "The server refused \(refusedInRun.count) upload(s); they wait in failedOperations()",
+                    details: ["operations": .array(refusedInRun)])
             }
             let counts = try? await store.offPool { [summary] store in
                 try? store.history.end(historyID ?? 0, summary: summary, error: nil)

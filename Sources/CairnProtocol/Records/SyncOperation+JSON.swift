@@ -2,8 +2,8 @@ extension SyncOperation {
     /// The members an upload writes, in this order.
     package static let wireOrder = JSONMembers<CodingKeys>()
 
-    /// The members of the fingerprint: all but `opId`, sorted, as canonical JSON has them.
-    package static let fingerprintOrder = JSONMembers(CodingKeys.allCases.filter { $0 != .opId }.sorted { $0.rawValue < $1.rawValue })
+    /// The members of the fingerprint: all but `opId` and `tag`, sorted, as canonical JSON has them.
+    package static let fingerprintOrder = JSONMembers(CodingKeys.allCases.filter { $0 != .opId && $0 != .tag }.sorted { $0.rawValue < $1.rawValue })
 
     /// Appends an operation object with the members of `order`, its data spliced in as text already made.
     ///
@@ -12,7 +12,7 @@ extension SyncOperation {
     ///   - order: ``wireOrder`` for an upload, ``fingerprintOrder`` for the fingerprint.
     package static func write(
         opId: String, collection: String, id: String, op: OperationKind, baseVersion: Int64?, dataText: String?,
-        schemaVersion: Int64? = nil, order: JSONMembers<CodingKeys>, into bytes: inout [UInt8]
+        schemaVersion: Int64? = nil, tag: String? = nil, order: JSONMembers<CodingKeys>, into bytes: inout [UInt8]
     ) {
         bytes.append(UInt8(ascii: "{"))
         var first = true
@@ -43,6 +43,10 @@ extension SyncOperation {
                     guard let schemaVersion else { continue }
                     bytes.appendMember(names[index], first: &first)
                     bytes.appendDecimal(schemaVersion)
+                case .tag:
+                    guard let tag else { continue }
+                    bytes.appendMember(names[index], first: &first)
+                    JSONValue.writeString(tag, into: &bytes)
                 }
             }
         }
@@ -54,7 +58,7 @@ extension SyncOperation {
         var bytes: [UInt8] = []
         Self.write(
             opId: opId, collection: collection, id: id, op: op, baseVersion: baseVersion, dataText: canonicalDataText,
-            schemaVersion: schemaVersion, order: Self.wireOrder, into: &bytes)
+            schemaVersion: schemaVersion, tag: tag, order: Self.wireOrder, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -102,6 +106,11 @@ extension SyncOperation {
                 read.schemaVersion = try BatchRequest.member(members, key, at: path) { value, path in
                     guard let int = value.integerValue, int >= 0 else { throw mismatch(expected: "a schema number (0 or more)", value, path) }
                     return int
+                }
+            case .tag:
+                read.tag = try BatchRequest.member(members, key, at: path) { value, path in
+                    guard let text = value.stringValue else { throw mismatch(expected: "a string", value, path) }
+                    return text
                 }
             }
         }

@@ -35,13 +35,17 @@ public struct SyncOperation: Codable, Sendable, Hashable {
     /// `Cairn-Schema-Version` (a change queued before the app updated); the server translates its data from that
     /// schema's shape. `nil`: the request's version.
     public var schemaVersion: Int64?
+    /// A tag the client gives the operation (up to 200 characters, no control characters), kept by the server in the
+    /// operation's history for support; not part of what makes two sends of an opId the same operation.
+    public var tag: String?
 
     /// Creates one write; make `opId` with ``OperationID/make(now:)`` and keep it when resending, so a retry applies once.
     public init(
         opId: String, collection: String, id: String, op: OperationKind, baseVersion: Int64? = nil,
-        data: [String: JSONValue]? = nil, schemaVersion: Int64? = nil
+        data: [String: JSONValue]? = nil, schemaVersion: Int64? = nil, tag: String? = nil
     ) {
         self.schemaVersion = schemaVersion
+        self.tag = tag
         self.opId = opId
         self.collection = collection
         self.id = id
@@ -52,7 +56,7 @@ public struct SyncOperation: Codable, Sendable, Hashable {
 
     /// The members of an operation object: the one list every reader and writer of the shape goes by. Writers switch
     /// over every case, so a new member is a compile error until each codec handles it.
-    package enum CodingKeys: String, CodingKey, CaseIterable, Sendable { case opId, collection, id, op, baseVersion, data, schemaVersion }
+    package enum CodingKeys: String, CodingKey, CaseIterable, Sendable { case opId, collection, id, op, baseVersion, data, schemaVersion, tag }
 }
 
 /// The body of `POST /v1/projects/{project}/batch`.

@@ -70,6 +70,7 @@ struct StoreRegistryTests {
         try store.writer.write { db in
             try store.actionResults.save(db, ActionResult(key: "k-0", action: "closeJob", arguments: .null, result: ["ok": true], error: nil, completedAt: Date()))
         }
+        _ = try store.writer.write { db in try store.heldGroups.hold(db, "drafts", at: Date()) }
         let tables = try Self.tables(store)
         for table in tables { #expect(try test.count(table) > 0, "\(table) holds rows before the wipe") }
 
