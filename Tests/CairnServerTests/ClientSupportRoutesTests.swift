@@ -99,4 +99,37 @@ struct ClientSupportRoutesTests {
             #expect(try await http.send(.GET, path, token: fixture.tokens["ada"]).status == 404)
         }
     }
+
+    @Test("an operation's history: its tag and answer for admins only; a replay keeps the first tag; a bad tag is refused")
+    func operationHistory() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            let http = fixture.http
+            let opId = newOpID()
+            let tagged = SyncOperation(opId: opId, collection: "notes", id: "n-1", op: .create, data: ["title": "a"], tag: "inspection/4.2")
+            #expect(try await fixture.push("alice", [tagged]).first?.status == .applied)
+            let path = "/v1/projects/field/operations/\(opId)"
+            for (token, status) in [(nil, 401), (fixture.tokens["olga"], 404), (fixture.tokens["rita"], 403), (fixture.tokens["alice"], 403)] {
+                #expect(try await http.send(.GET, path, token: token).status == status, "\(status)")
+            }
+            let entry = try await http.send(.GET, path, token: fixture.tokens["ada"]).decode(OperationHistoryEntry.self)
+            #expect(entry.opId == opId && entry.tag == "inspection/4.2")
+            #expect(entry.result["status"] == "applied" && entry.result["record"]?["id"] == "n-1")
+            // The tag is no part of the operation's identity: a replay under another tag is the same operation.
+            var replay = tagged
+            replay.tag = "other"
+            #expect(try await fixture.push("alice", [replay]).first?.status == .applied)
+            #expect(try await http.send(.GET, path, token: fixture.tokens["ada"]).decode(OperationHistoryEntry.self).tag == "inspection/4.2")
+            // Untagged operations answer without a tag; unknown opIds are 404.
+            let plain = newOpID()
+            _ = try await fixture.push("alice", [SyncOperation(opId: plain, collection: "notes", id: "n-2", op: .create, data: ["title": "b"])])
+            #expect(try await http.send(.GET, "/v1/projects/field/operations/\(plain)", token: fixture.tokens["ada"]).decode(OperationHistoryEntry.self).tag == nil)
+            #expect(try await http.send(.GET, "/v1/projects/field/operations/\(newOpID())", token: fixture.tokens["ada"]).status == 404)
+            // A tag too long, or holding a control character (U+0000 among them), is refused in its result.
+            for tag in [String(repeating: "t", count: 201), "a\u{0}b", "line\nbreak"] {
+                let refused = try await fixture.push("alice", [SyncOperation(opId: newOpID(), collection: "notes", id: "n-3", op: .create, data: ["title": "c"], tag: tag)])
+                #expect(refused.first?.status == .rejected && refused.first?.error?.code == .validationFailed && refused.first?.error?.details?["field"] == "tag")
+            }
+        }
+    }
 }

@@ -47,7 +47,7 @@ struct ServiceTests {
                 "/v1/projects/{project}/members/{user}/revoke-sign-ins": ["post"], "/v1/admin/users": ["get"], "/v1/admin/projects": ["get"], "/v1/admin/backups": ["get"],
                 "/v1/admin/users/{user}/revoke-sign-ins": ["post"], "/v1/projects/{project}/members/{user}/claims": ["get", "put"],
                 "/v1/projects/{project}/explain": ["get"], "/v1/projects/{project}/clients/{clientId}": ["delete"],
-                "/v1/projects/{project}/clients/{clientId}/diagnostics": ["put", "get"],
+                "/v1/projects/{project}/clients/{clientId}/diagnostics": ["put", "get"], "/v1/projects/{project}/operations/{opId}": ["get"],
                 "/v1/auth/me": ["get"], "/v1/projects/{project}/collections/{collection}/view-as": ["get"],
                 "/console/": ["get"], "/console/{file}": ["get"], "/v1/projects/{project}/collections/{collection}/records/{id}/field-versions": ["get"],
                 "/v1/projects/{project}/actions/{action}": ["post"],

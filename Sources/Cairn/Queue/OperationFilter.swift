@@ -1,27 +1,44 @@
 import Foundation
 
-/// Which queued or failed operations a list or a bulk action takes: by collection and record ids, in time order, at
-/// most `limit` of them.
+/// Which queued or failed operations a list or a bulk action takes: by collection and record ids, upload group, custom
+/// tag, change set and the records' data, in time order, at most `limit` of them.
 ///
 /// ```swift
 /// let stuck = try client.failedOperations(OperationFilter(collection: "inspections", newestFirst: true))
 /// try client.discardFailed(OperationFilter(collection: "drafts"))          // all of them, in one transaction
 /// try client.cancelPending(OperationFilter(collection: "notes", ids: ["n-1", "n-2"]))
+/// let visit = try client.pendingOperations(OperationFilter(uploadGroup: "visit-118", where: .condition("severity", .gte, 3)))
 /// ```
 public struct OperationFilter: Sendable, Hashable {
     /// Only operations on this collection (all collections when nil).
     public var collection: String?
     /// Only operations on these record ids (all records when nil).
     public var ids: Set<String>?
+    /// Only operations written in this upload group (``WriteOptions/uploadGroup``).
+    public var uploadGroup: String?
+    /// Only operations written with this custom tag (``WriteOptions/customTag``).
+    public var customTag: String?
+    /// Only operations of this change set (``PendingOperation/changeSet``).
+    public var changeSet: String?
+    /// Only operations whose record, as it shows on the device now, matches this filter (the protocol's filter
+    /// language, as in ``Query``); a record deleted on the device matches none. Needs ``collection``.
+    public var `where`: Filter?
     /// Newest first instead of oldest first (by when the change was made, or when it failed).
     public var newestFirst: Bool
     /// At most this many, after sorting (all when nil).
     public var limit: Int?
 
     /// A filter; the default takes every operation, oldest first.
-    public init(collection: String? = nil, ids: Set<String>? = nil, newestFirst: Bool = false, limit: Int? = nil) {
+    public init(
+        collection: String? = nil, ids: Set<String>? = nil, uploadGroup: String? = nil, customTag: String? = nil, changeSet: String? = nil,
+        where filter: Filter? = nil, newestFirst: Bool = false, limit: Int? = nil
+    ) {
         self.collection = collection
         self.ids = ids
+        self.uploadGroup = uploadGroup
+        self.customTag = customTag
+        self.changeSet = changeSet
+        self.where = filter
         self.newestFirst = newestFirst
         self.limit = limit
     }
@@ -29,12 +46,29 @@ public struct OperationFilter: Sendable, Hashable {
     /// Every operation, oldest first.
     public static let all = OperationFilter()
 
-    /// The operations the filter selects from `operations` (oldest first), in its order and within its limit.
-    func apply<Operation>(
-        to operations: [Operation], collection: (Operation) -> String, id: (Operation) -> String
-    ) -> [Operation] {
+    /// The ids of the records of ``collection`` that ``where`` selects on the device now; `nil` without a `where`.
+    func matchingIDs(in store: LocalStore) throws -> Set<String>? {
+        guard let filter = self.where else { return nil }
+        guard let collection else { throw CairnError.invalid("an operation filter with where needs a collection") }
+        return Set(try store.records(Query(collection, filter: filter)).map(\.id))
+    }
+
+    /// The facts of an operation the filter looks at.
+    struct Facts {
+        var collection: String
+        var id: String
+        var options: WriteOptions
+        var changeSet: String?
+    }
+
+    /// The operations the filter selects from `operations` (oldest first), in its order and within its limit;
+    /// `matching` holds the ids of the records ``where`` selects (read beforehand with ``matchingIDs(in:)``).
+    func apply<Operation>(to operations: [Operation], matching: Set<String>?, facts: (Operation) -> Facts) -> [Operation] {
         var selected = operations.filter { operation in
-            (self.collection.map { $0 == collection(operation) } ?? true) && (ids.map { $0.contains(id(operation)) } ?? true)
+            let facts = facts(operation)
+            return (self.collection.map { $0 == facts.collection } ?? true) && (ids.map { $0.contains(facts.id) } ?? true)
+                && (uploadGroup.map { $0 == facts.options.uploadGroup } ?? true) && (customTag.map { $0 == facts.options.customTag } ?? true)
+                && (changeSet.map { $0 == facts.changeSet } ?? true) && (matching.map { $0.contains(facts.id) } ?? true)
         }
         if newestFirst { selected.reverse() }
         if let limit { selected = Array(selected.prefix(max(0, limit))) }

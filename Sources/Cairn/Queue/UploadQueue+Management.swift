@@ -28,20 +28,26 @@ extension UploadQueue {
 
     /// The changes waiting for upload that `filter` selects (oldest first by default).
     func pendingOperations(_ filter: OperationFilter = .all) throws -> [PendingOperation] {
-        try store.writer.read { db in try pending(db, filter) }
+        let matching = try filter.matchingIDs(in: store)
+        return try store.writer.read { db in try pending(db, filter, matching: matching) }
     }
 
     /// The uploads the server rejected that `filter` selects (oldest first by default).
     func failedOperations(_ filter: OperationFilter = .all) throws -> [FailedOperation] {
-        try store.writer.read { db in try failures(db, filter) }
+        let matching = try filter.matchingIDs(in: store)
+        return try store.writer.read { db in try failures(db, filter, matching: matching) }
     }
 
-    private func pending(_ db: Database, _ filter: OperationFilter) throws -> [PendingOperation] {
-        filter.apply(to: try store.queue.all(db), collection: \.collection, id: \.recordID)
+    private func pending(_ db: Database, _ filter: OperationFilter, matching: Set<String>?) throws -> [PendingOperation] {
+        filter.apply(to: try store.queue.all(db), matching: matching) {
+            OperationFilter.Facts(collection: $0.collection, id: $0.recordID, options: $0.options, changeSet: $0.changeSet)
+        }
     }
 
-    private func failures(_ db: Database, _ filter: OperationFilter) throws -> [FailedOperation] {
-        filter.apply(to: try store.failed.all(db), collection: \.collection, id: \.recordID)
+    private func failures(_ db: Database, _ filter: OperationFilter, matching: Set<String>?) throws -> [FailedOperation] {
+        filter.apply(to: try store.failed.all(db), matching: matching) {
+            OperationFilter.Facts(collection: $0.collection, id: $0.recordID, options: $0.options, changeSet: $0.changeSet)
+        }
     }
 
     /// Drops every local change of these records (queued and failed) and shows the last server state again.
@@ -70,8 +76,9 @@ extension UploadQueue {
     /// Cancels every queued operation `filter` selects, newest first so that each change that waited for another
     /// is released before the one it waited for goes, in one transaction. Returns how many were cancelled.
     func cancelPending(_ filter: OperationFilter) throws -> Int {
-        try store.writer.write { db in
-            let operations = try pending(db, filter).sorted { $0.sequence > $1.sequence }
+        let matching = try filter.matchingIDs(in: store)
+        return try store.writer.write { db in
+            let operations = try pending(db, filter, matching: matching).sorted { $0.sequence > $1.sequence }
             for operation in operations { try cancel(db, operation) }
             return operations.count
         }
@@ -100,8 +107,9 @@ extension UploadQueue {
     /// made, in one transaction. Returns how many entries were queued.
     func retryFailed(_ filter: OperationFilter) throws -> Int {
         let date = store.now
+        let matching = try filter.matchingIDs(in: store)
         return try store.writer.write { db in
-            let entries = try failures(db, filter).sorted { $0.id < $1.id }
+            let entries = try failures(db, filter, matching: matching).sorted { $0.id < $1.id }
             for entry in entries { try requeue(db, entry, data: nil, at: date) }
             return entries.count
         }
@@ -120,8 +128,9 @@ extension UploadQueue {
     /// Deletes every failed operation `filter` selects (each change set whole), in one transaction. Returns how many
     /// entries were deleted.
     func discardFailed(_ filter: OperationFilter) throws -> Int {
-        try store.writer.write { db in
-            let operations = try failures(db, filter)
+        let matching = try filter.matchingIDs(in: store)
+        return try store.writer.write { db in
+            let operations = try failures(db, filter, matching: matching)
             for operation in operations { try discard(db, operation) }
             return operations.count
         }

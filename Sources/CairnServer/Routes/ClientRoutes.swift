@@ -2,8 +2,9 @@ import CairnProtocol
 import Foundation
 import Hummingbird
 
-/// A project's clients: registration, removal (by the user who registered the client, or an admin), and diagnostics
-/// reports (uploaded by the client's user, read by admins). Mounted at `v1/projects/:project`.
+/// A project's clients: registration, removal (by the user who registered the client, or an admin), diagnostics
+/// reports (uploaded by the client's user, read by admins), and what the server remembers of an uploaded operation
+/// (admins), for support. Mounted at `v1/projects/:project`.
 struct ClientRoutes: ProjectRouteGroup {
     let access: AccessControl
     let storage: any ServerStorage
@@ -34,6 +35,13 @@ struct ClientRoutes: ProjectRouteGroup {
         }
         routes.on(.get, "clients/:client/diagnostics", requires: .admin, action: "Reading a client's diagnostics") { _, context, caller in
             try Response.json(try await admin.diagnostics(project: caller.project, clientID: context.parameters.get("client") ?? ""))
+        }
+        routes.on(.get, "operations/:opId", requires: .admin, action: "Reading an operation's history") { _, context, caller in
+            let opId = context.parameters.get("opId") ?? ""
+            guard let entry = try await storage.rememberedOperation(project: caller.project, opId: opId) else {
+                throw ErrorBody(code: .notFound, message: "\(caller.project) remembers no operation \(opId) (kept at least 24 hours)")
+            }
+            return try Response.json(entry)
         }
     }
 

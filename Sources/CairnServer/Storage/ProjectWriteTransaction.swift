@@ -137,12 +137,15 @@ public struct RememberedOperation: Sendable, Hashable {
     public var fingerprint: String
     /// The stored result, as JSON text.
     public var result: String
+    /// The tag the client gave the operation (``SyncOperation/tag``), kept for support.
+    public var tag: String?
 
     /// A remembered operation with these values.
-    public init(opId: String, fingerprint: String, result: String) {
+    public init(opId: String, fingerprint: String, result: String, tag: String? = nil) {
         self.opId = opId
         self.fingerprint = fingerprint
         self.result = result
+        self.tag = tag
     }
 }
 

@@ -133,6 +133,8 @@ public protocol ServerStorage: Service, FileCatalog, IntegrationStorage, ActionC
     func storeDiagnostics(clientID: String, project: String, report: String, now: Date) async throws -> Bool
     /// The latest diagnostics report of the client `clientID` of `project`; `nil` when it uploaded none.
     func diagnostics(clientID: String, project: String) async throws -> StoredDiagnostics?
+    /// What `project` remembers of the operation `opId` (its tag, answer and time); `nil` when it remembers none.
+    func rememberedOperation(project: String, opId: String) async throws -> OperationHistoryEntry?
 
     // MARK: Administration
 

@@ -66,7 +66,8 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
         "collection_state", key: [.text("project"), .text("collection")], [.integer("purged_through"), .integer("history_through")])
     /// Remembered operation results, for idempotent replays.
     public static let operations = StorageTable(
-        "operations", key: [.text("project"), .text("op_id")], [.text("fingerprint"), .text("result"), .real("created_at")])
+        "operations", key: [.text("project"), .text("op_id")],
+        [.text("fingerprint"), .text("result"), .real("created_at"), .text("tag", optional: true)])
     /// Registered clients and how far they pulled.
     public static let clients = StorageTable(
         "clients", key: [.text("id")],

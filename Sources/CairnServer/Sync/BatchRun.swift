@@ -73,7 +73,9 @@ struct BatchRun: Sendable {
             answer = .applied(operation.opId, written.state.record, row: written.row, dataAsSent: dataAsSent)
         }
         if Names.isValidID(operation.opId) {
-            let remembered = RememberedOperation(opId: operation.opId, fingerprint: prepared[index].fingerprint, result: answer.storedText)
+            let remembered = RememberedOperation(
+                opId: operation.opId, fingerprint: prepared[index].fingerprint, result: answer.storedText,
+                tag: operation.tag.flatMap { BatchPlanner.isValidTag($0) ? $0 : nil })
             try await writer.transaction.rememberOperation(remembered, at: now)
             lookups.remembered(remembered)
         }

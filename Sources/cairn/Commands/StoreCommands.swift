@@ -83,8 +83,12 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print where the sync's time went as a last line: timings: {JSON, milliseconds}.")
     var timings = false
 
+    @Option(name: .long, help: "Upload only the writes of this upload group (repeat for several), then download.")
+    var group: [String] = []
+
     func validate() throws {
         if watch && timings { throw ValidationError("--timings measures one sync: it does not go with --watch") }
+        if watch && !group.isEmpty { throw ValidationError("--group uploads some groups once: it does not go with --watch") }
     }
 
     func run() async throws {
@@ -97,7 +101,10 @@ struct SyncCommand: AsyncParsableCommand {
         let timings = timings ? SyncTimings() : nil
         let client = try await options.open(connect: true, timings: timings)
         timings?.mark("opened")
-        let summary = try await CLIError.wrap("sync failed") { try await client.sync() }
+        let groups = Set(group)
+        let summary = try await CLIError.wrap("sync failed") {
+            try await groups.isEmpty ? client.sync() : client.sync(uploadGroups: groups)
+        }
         timings?.mark("synced")
         // Queued file uploads finish (or resume) before the tool exits.
         await client.files.waitForUploads()
@@ -122,10 +129,16 @@ struct PutCommand: AsyncParsableCommand {
             server applies all or none (a refusal puts the whole set in the failed list as one entry):
               cairn put --store field.sqlite --atomic notes \
                 n-1 '{"title": "a"}' n-2 '{"title": "b"}'
+
+            --group puts the writes in an upload group (`cairn sync --group G` uploads only such groups; \#
+            `cairn queue --hold G` keeps them local), --tag gives them a tag the server keeps for support:
+              cairn put --store field.sqlite --group visit-118 --tag app/4.2 notes n-1 '{"title": "a"}'
             """#)
 
     @OptionGroup var options: StoreOptions
     @Flag(help: "Queue the records as one change set: the server applies all of them or none.") var atomic = false
+    @Option(name: .long, help: "The upload group of the writes.") var group: String?
+    @Option(name: .long, help: "A tag the server keeps with each operation, for support.") var tag: String?
     @Argument(help: "The collection.") var collection: String
     @Argument(help: "The record id.") var id: String
     @Argument(help: "The record's data as a JSON object.") var json: String
@@ -141,7 +154,10 @@ struct PutCommand: AsyncParsableCommand {
             for (id, data) in records { try writer.save(collection, id: id, data: data) }
         }
         let saved = records.count == 1 ? "\(collection)/\(id)" : "\(records.count) records of \(collection)"
-        try CLIError.wrap("cannot put \(saved)") { try atomic ? client.writeChangeSet(write) : client.writeBatch(write) }
+        let options = WriteOptions(uploadGroup: group, customTag: tag)
+        try CLIError.wrap("cannot put \(saved)") {
+            try atomic ? client.writeChangeSet(options: options, write) : client.writeBatch(options: options, write)
+        }
         print("saved \(saved) locally\(atomic ? " as one change set" : ""); \(try client.pendingOperations().count) pending change(s) wait for sync")
     }
 

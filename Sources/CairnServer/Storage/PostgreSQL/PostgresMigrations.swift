@@ -321,6 +321,8 @@ enum PostgresMigrations {
             """,
         ]),
         Migration(version: 13, name: "table-collections", statements: TableCollectionFunctions.migration),
+        // The tag a client gave an operation, kept beside its remembered answer for support.
+        Migration(version: 14, name: "operation-tags", statements: ["ALTER TABLE operations ADD COLUMN tag text"]),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions

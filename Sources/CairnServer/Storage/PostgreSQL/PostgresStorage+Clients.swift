@@ -65,4 +65,15 @@ extension PostgresStorage {
         }
         return nil
     }
+
+    public func rememberedOperation(project: String, opId: String) async throws -> OperationHistoryEntry? {
+        guard !Self.holdsNUL(opId) else { return nil }
+        let rows = try await client.query(
+            "SELECT tag, created_at, result FROM operations WHERE project = \(project) AND op_id = \(opId)", logger: logger)
+        for try await (tag, created, result) in rows.decode((String?, Double, String).self) {
+            return OperationHistoryEntry(
+                opId: opId, tag: tag, createdAt: Date(timeIntervalSince1970: created), result: try JSONValue(parsing: Data(result.utf8)))
+        }
+        return nil
+    }
 }

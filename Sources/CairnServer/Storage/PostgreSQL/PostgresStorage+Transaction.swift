@@ -215,9 +215,10 @@ final class PostgresWriteTransaction: ProjectWriteTransaction {
         if !operations.isEmpty {
             try await connection.query(
                 """
-                INSERT INTO operations (project, op_id, fingerprint, result, created_at)
-                SELECT \(project), * FROM unnest(\(operations.map(\.0.opId))::text[], \(operations.map(\.0.fingerprint))::text[],
-                    \(operations.map(\.0.result))::text[], \(operations.map(\.1))::float8[])
+                INSERT INTO operations (project, op_id, fingerprint, result, created_at, tag)
+                SELECT \(project), o, f, r, c, NULLIF(t, '') FROM unnest(\(operations.map(\.0.opId))::text[],
+                    \(operations.map(\.0.fingerprint))::text[], \(operations.map(\.0.result))::text[], \(operations.map(\.1))::float8[],
+                    \(operations.map { $0.0.tag ?? "" })::text[]) AS u(o, f, r, c, t)
                 """, logger: logger)
         }
     }

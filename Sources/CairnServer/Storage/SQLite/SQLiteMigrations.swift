@@ -257,6 +257,10 @@ enum SQLiteMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v10-operation-tags") { db in
+            // The tag a client gave an operation, kept beside its remembered answer for support.
+            try db.execute(sql: "ALTER TABLE operations ADD COLUMN tag TEXT")
+        }
         return migrator
     }
 }

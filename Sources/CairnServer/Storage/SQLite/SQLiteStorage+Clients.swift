@@ -70,4 +70,16 @@ extension SQLiteStorage {
             ).map { StoredDiagnostics(report: $0["report"], uploadedAt: Date(timeIntervalSince1970: $0["uploaded_at"])) }
         }
     }
+
+    public func rememberedOperation(project: String, opId: String) async throws -> OperationHistoryEntry? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT tag, created_at, result FROM operations WHERE project = ? AND op_id = ?", arguments: [project, opId]
+            ).map { row in
+                OperationHistoryEntry(
+                    opId: opId, tag: row["tag"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                    result: try JSONValue(parsing: Data((row["result"] as String).utf8)))
+            }
+        }
+    }
 }

@@ -118,7 +118,7 @@ final class SQLiteWriteTransaction: ProjectWriteTransaction {
             \(RecordPriorState.assignments)
             """)
         let saveOperation = try BoundStatement(
-            db, sql: "INSERT INTO operations (project, op_id, fingerprint, result, created_at) VALUES (?, ?, ?, ?, ?)")
+            db, sql: "INSERT INTO operations (project, op_id, fingerprint, result, created_at, tag) VALUES (?, ?, ?, ?, ?, ?)")
         for write in writes {
             switch write {
             case .record(let row, let collection, let changedAt):
@@ -142,6 +142,7 @@ final class SQLiteWriteTransaction: ProjectWriteTransaction {
                     values.bind(operation.fingerprint)
                     values.bind(operation.result)
                     values.bind(createdAt)
+                    values.bind(operation.tag)
                 }
             case .head(let version):
                 try db.execute(sql: "UPDATE projects SET head_version = ? WHERE name = ?", arguments: [version, project])
