@@ -2,7 +2,7 @@ import CairnProtocol
 import Foundation
 import GRDB
 
-/// Writes made inside ``CairnClient/writeBatch(_:)`` or ``CairnClient/writeChangeSet(_:)``: they commit to the local
+/// Writes made inside ``CairnClient/writeBatch(options:_:)`` or ``CairnClient/writeChangeSet(options:_:)``: they commit to the local
 /// store together, or none do. In a batch each is uploaded as its own operation (the server may accept some and refuse
 /// others); in a change set they are uploaded together and the server applies all or none.
 public struct BatchWriter {
@@ -54,7 +54,7 @@ public struct BatchWriter {
 
 extension CairnClient {
     /// Makes many local writes in one transaction: faster for imports, and all-or-nothing on the device. Each is
-    /// uploaded on its own; for writes the server must apply all or none, use ``writeChangeSet(_:)``.
+    /// uploaded on its own; for writes the server must apply all or none, use ``writeChangeSet(options:_:)``.
     ///
     /// ```swift
     /// try client.writeBatch { batch in

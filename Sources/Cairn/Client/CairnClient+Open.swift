@@ -55,6 +55,7 @@ extension CairnClient {
                 throw CairnError(.schemaUnavailable, "This store has never synced: connect once first")
             }
             await client.refreshCounts()
+            await client.loadSyncFacts()
             return client
         }
         do {
@@ -74,7 +75,19 @@ extension CairnClient {
             }
         }
         await client.refreshCounts()
+        await client.loadSyncFacts()
+        if configuration.initialDownload == .awaitAtOpen, client.holdsNoData {
+            do { try await client.pull() } catch {
+                try? await client.close()
+                throw error
+            }
+        }
         return client
+    }
+
+    /// True when no collection of the store has completed a first pull: a new store, or one a user switch cleared.
+    var holdsNoData: Bool {
+        !(store.schema?.collections ?? []).contains { (try? store.pullStates.state($0.name).firstPullDone) ?? false }
     }
 
     /// The id the server gave this client, registering it first when it has none.

@@ -54,6 +54,21 @@ extension CairnClient {
         noteLocalWrite()
     }
 
+    /// Deletes every local record a query selects, in one transaction, and queues their deletions (SAP's
+    /// `deleteByQuery`); returns how many were deleted. The query's sort, limit and offset apply.
+    ///
+    /// ```swift
+    /// let dropped = try client.delete(Query("drafts", filter: .condition("updatedAt", .lt, "2026-01-01T00:00:00Z")))
+    /// ```
+    @discardableResult
+    public func delete(_ query: Query, options: WriteOptions = .none) throws -> Int {
+        try writeBatch(options: options) { batch in
+            let ids = try store.records(batch.db, query).map(\.id)
+            for id in ids { try batch.delete(query.collection, id: id) }
+            return ids.count
+        }
+    }
+
     // MARK: Codable records
 
     /// Decodes a record as `T`. The record's id is offered to `T` as its `id` member.

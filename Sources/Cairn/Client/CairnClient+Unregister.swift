@@ -17,11 +17,16 @@ extension CairnClient {
     /// try await client.unregister(deleteStore: true)   // the device is handed back: nothing of it is left
     /// ```
     ///
+    /// With `fromServer: false` nothing is sent (SAP's `unregisterClient(deleteFromServer: false)`): the client is
+    /// forgotten locally, offline; the server keeps listing it until an operator removes it. Queued changes stay
+    /// queued and go with the new client the next connected open registers, unless the store is deleted, which
+    /// needs `discardingPendingChanges` when anything waits (else `pending_changes`).
+    ///
     /// - Throws: `pending_changes` when changes or files could not be uploaded; the network errors of the upload
     ///   and of the removal (nothing changed then).
-    public func unregister(deleteStore: Bool = false, discardingPendingChanges: Bool = false) async throws {
+    public func unregister(fromServer: Bool = true, deleteStore: Bool = false, discardingPendingChanges: Bool = false) async throws {
         try checkOpen()
-        if !discardingPendingChanges {
+        if fromServer && !discardingPendingChanges {
             try await push()
             await files.waitForUploads()
             let status = await status()
@@ -32,9 +37,16 @@ extension CairnClient {
                     "This device still has \(left) change\(left == 1 ? "" : "s") or file\(left == 1 ? "" : "s") the server did not take, "
                         + "so it stays registered: sync (or retry or discard the failed ones) and unregister again, or pass discardingPendingChanges: true")
             }
+        } else if !fromServer, deleteStore, !discardingPendingChanges,
+            try hasPendingUpload || !(files.pendingUploads() + files.failedUploads()).isEmpty
+        {
+            throw CairnError(
+                .pendingChanges,
+                "This device has changes or files the server does not have yet; deleting the store would lose them: sync first, "
+                    + "or pass discardingPendingChanges: true")
         }
         let id = store.clientID
-        if let id { try await api.unregisterClient(id) }
+        if fromServer, let id { try await api.unregisterClient(id) }
         engine.log.clientUnregistered(id, deletedStore: deleteStore)
         if deleteStore {
             try await clear()

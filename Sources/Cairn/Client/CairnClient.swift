@@ -211,6 +211,15 @@ public final class CairnClient: Sendable {
     /// True once the collection's first full pull completed.
     public func isFirstPullComplete(_ collection: String) throws -> Bool { try store.pullStates.state(collection).firstPullDone }
 
+    /// Puts what the store remembers of its last syncs (``SyncFacts``) into the status: at open.
+    func loadSyncFacts() async {
+        let store = self.store
+        guard let facts = try? await store.offPool({ store in try store.writer.read { db in try SyncFacts.read(db, store.metaTable) } }) else {
+            return
+        }
+        await statusCenter.update { facts.apply(to: &$0) }
+    }
+
     func refreshCounts() async {
         guard let counts = try? store.uploads.counts() else { return }
         await statusCenter.update {

@@ -192,6 +192,11 @@ public struct CairnConfiguration: Sendable {
     /// metadata, or ``TraceFormat/pretty``, a block a person reads, with indented JSON bodies.
     public var traceFormat = TraceFormat.compact
 
+    /// Whether ``CairnClient/open(_:transport:)`` downloads a store that holds no data before it returns (SAP's
+    /// `autoInitialDownload`): ``InitialDownload/none`` (the default) returns at once and the app pulls;
+    /// ``InitialDownload/awaitAtOpen`` pulls every collection first, with progress in ``CairnClient/statusUpdates()``,
+    /// also after a user switch cleared the store. It needs ``connectOnOpen``; a failed download fails the open.
+    public var initialDownload = InitialDownload.none
     /// Folds a new create, update or patch of a record into its change still queued, so the server gets the net
     /// change (default true; SAP's `combineLocalUpdates`). Off, every write is uploaded as made.
     public var combineLocalUpdates = true
@@ -213,4 +218,12 @@ public struct CairnConfiguration: Sendable {
         self.credentials = credentials
         self.store = store
     }
+}
+
+/// What ``CairnClient/open(_:transport:)`` does with a store that holds no data: ``CairnConfiguration/initialDownload``.
+public enum InitialDownload: String, Sendable, Hashable, Codable {
+    /// Open returns at once; the first sync downloads.
+    case none
+    /// Open downloads every collection (by download phase) before it returns.
+    case awaitAtOpen
 }

@@ -43,6 +43,8 @@ extension CairnClient {
                 entry.error.map { Diagnostics.RecentError(at: entry.endedAt ?? entry.startedAt, kind: entry.kind.rawValue, message: $0) }
             },
             lastSuccess: history.first { $0.endedAt != nil && $0.error == nil }?.endedAt ?? status.lastSyncCompleted,
+            lastUpload: status.lastUpload, lastDownload: status.lastDownload, lastUploadRate: status.lastUploadRate,
+            lastDownloadRate: status.lastDownloadRate,
             liveConnected: status.scheduler.liveConnected, scheduler: status.scheduler.phase, nextScheduledAction: status.scheduler.nextWake,
             nextScheduledActionDescription: status.scheduler.nextAction)
     }

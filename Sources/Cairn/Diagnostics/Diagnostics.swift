@@ -107,6 +107,12 @@ public struct Diagnostics: Sendable, Codable, Hashable {
     public var recentErrors: [RecentError]
     /// When the last sync ended well.
     public var lastSuccess: Date?
+    /// When the last upload and the last download completed, remembered across relaunches.
+    public var lastUpload: Date?
+    public var lastDownload: Date?
+    /// The rates the last push (operations per second) and the last pull (records per second) measured.
+    public var lastUploadRate: Double?
+    public var lastDownloadRate: Double?
     /// Whether the live-notice connection is open.
     public var liveConnected: Bool
     /// The scheduler's state (`not-running` without ``CairnClient/run()``).

@@ -102,7 +102,7 @@ extension ErrorCode {
     /// Part of the store failed its integrity check (a changed byte in an encrypted page, or a damaged header).
     public static let storeCorrupted: ErrorCode = "store_corrupted"
     /// Changes or files of this device could not be uploaded, so it was not unregistered: sync and try again, or
-    /// pass `discardingPendingChanges: true` to ``CairnClient/unregister(deleteStore:discardingPendingChanges:)``.
+    /// pass `discardingPendingChanges: true` to ``CairnClient/unregister(fromServer:deleteStore:discardingPendingChanges:)``.
     public static let pendingChanges: ErrorCode = "pending_changes"
     /// The server refused uploads of this sync (with ``CairnConfiguration/throwUploadFailures`` on):
     /// `details.operations` lists each (`opId`, `collection`, `id`, `code`, `message`); they wait in

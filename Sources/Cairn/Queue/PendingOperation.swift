@@ -26,7 +26,7 @@ public struct PendingOperation: Sendable, Hashable, Identifiable {
     /// The `opId` of an earlier upload of the same record this one was made on top of; its base version is known
     /// once that upload is acknowledged.
     public var waitsFor: String?
-    /// The change set the operation belongs to (``CairnClient/writeChangeSet(_:)``), uploaded with the set's other
+    /// The change set the operation belongs to (``CairnClient/writeChangeSet(options:_:)``), uploaded with the set's other
     /// operations as one atomic batch; `nil` for a change on its own.
     public var changeSet: String? = nil
     /// The schema number of the older app build that queued it, when a newer build opened the store since; `nil`:

@@ -39,10 +39,16 @@ public struct SyncStatus: Sendable, Hashable {
     public var lastSyncStarted: Date?
     /// When the last sync ended without an error.
     public var lastSyncCompleted: Date?
-    /// When the last upload finished.
+    /// When the last upload finished (remembered by the store across relaunches).
     public var lastUpload: Date?
-    /// When the last download finished.
+    /// When the last download finished (remembered by the store across relaunches).
     public var lastDownload: Date?
+    /// The rate the last push measured, in operations per second (remembered across relaunches): a push's
+    /// ``upload`` estimate has a time left from it before its first batch is answered.
+    public var lastUploadRate: Double?
+    /// The rate the last pull measured, in records per second (remembered across relaunches): a snapshot's
+    /// ``download`` estimate has a time left from it as soon as its size is known.
+    public var lastDownloadRate: Double?
     /// The last sync's error, if it failed.
     public var lastError: ErrorBody?
     /// File uploads queued or running (survives restarts: read from the store).

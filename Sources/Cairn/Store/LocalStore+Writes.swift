@@ -23,7 +23,7 @@ extension LocalStore {
 
     /// Applies a local write inside the caller's transaction; returns the record as it now shows (`nil`: deleted).
     /// - Parameters:
-    ///   - changeSet: the change set the write belongs to (``CairnClient/writeChangeSet(_:)``), if any.
+    ///   - changeSet: the change set the write belongs to (``CairnClient/writeChangeSet(options:_:)``), if any.
     ///   - options: its upload group, custom tag and headers (checked here).
     func write(
         _ db: Database, collection name: String, id: String, change: LocalChange, changeSet: String? = nil, options: WriteOptions = .none

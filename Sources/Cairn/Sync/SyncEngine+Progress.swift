@@ -5,15 +5,22 @@ struct TransferMeter: Sendable {
     var started = ContinuousClock.now
     var done = 0
     var total: Int?
+    /// The rate an earlier run measured, used until this one measures its own.
+    var priorRate: Double?
 
-    var estimate: TransferEstimate { TransferEstimate(done: done, total: total, elapsed: ContinuousClock.now - started) }
+    var estimate: TransferEstimate {
+        var estimate = TransferEstimate(done: done, total: total, elapsed: ContinuousClock.now - started)
+        if estimate.perSecond == nil { estimate.perSecond = priorRate }
+        return estimate
+    }
+
 }
 
 extension SyncEngine {
     /// A push starts: what the queue holds now is its total.
     func beginUploadProgress() async {
         let total = (try? await store.offPool { try $0.uploads.counts().pending }) ?? nil
-        uploadMeter = TransferMeter(total: total)
+        uploadMeter = TransferMeter(total: total, priorRate: await status.status.lastUploadRate)
         let estimate = uploadMeter?.estimate
         await status.update { $0.upload = estimate }
     }
@@ -27,7 +34,7 @@ extension SyncEngine {
 
     /// A collection or download query starts pulling: its total is unknown until a snapshot's first page says it.
     func beginDownloadProgress() async {
-        downloadMeter = TransferMeter()
+        downloadMeter = TransferMeter(priorRate: await status.status.lastDownloadRate)
         let estimate = downloadMeter?.estimate
         await status.update { $0.download = estimate }
     }

@@ -135,6 +135,8 @@ actor SyncEngine {
         // (when there is anything to upload) and no page is applied before it (``pull(_:onlyQueries:schemaCheck:into:)``).
         let schemaCheck = Task { try await self.refreshSchema(etag: etag) }
         defer { schemaCheck.cancel() }
+        // What this run completes, remembered by the store with the run's last store work (``SyncFacts``).
+        var facts = SyncFacts()
         do {
             let uploads = scope.push ? try await hasUploads() : false
             if !scope.pull || uploads { _ = try await schemaCheck.value }
@@ -142,14 +144,20 @@ actor SyncEngine {
                 await status.update { $0.phase = .pushing }
                 if scope.uploadGroups == nil { try await pushFileDeletions() }
                 await beginUploadProgress()
+                let pushStarted = ContinuousClock.now
                 try await push(groups: scope.uploadGroups, into: &summary)
                 try stopIfCancelled(.upload)
-                await status.update { $0.lastUpload = configuration.wallClock.now() }
+                facts.lastUpload = configuration.wallClock.now()
+                facts.uploadRate = TransferEstimate(done: summary.pushed, total: nil, elapsed: ContinuousClock.now - pushStarted).perSecond
+                await status.update { [facts] in facts.apply(to: &$0) }
             }
             if scope.pull {
                 await status.update { $0.phase = .pulling }
+                let pullStarted = ContinuousClock.now
                 try await pull(scope.collections, onlyQueries: scope.onlyQueries, schemaCheck: schemaCheck, into: &summary)
-                await status.update { $0.lastDownload = configuration.wallClock.now() }
+                facts.lastDownload = configuration.wallClock.now()
+                facts.downloadRate = TransferEstimate(done: summary.pulled, total: nil, elapsed: ContinuousClock.now - pullStarted).perSecond
+                await status.update { [facts] in facts.apply(to: &$0) }
             }
             if scope.pull, scope.collections == nil, let client = owner.client {
                 for task in configuration.automaticTasks { try await task.run(client) }
@@ -159,8 +167,9 @@ actor SyncEngine {
                     .uploadRefused, "The server refused \(refusedInRun.count) upload(s); they wait in failedOperations()",
                     details: ["operations": .array(refusedInRun)])
             }
-            let counts = try? await store.offPool { [summary] store in
+            let counts = try? await store.offPool { [summary, facts] store in
                 try? store.history.end(historyID ?? 0, summary: summary, error: nil)
+                try? store.writeBookkeeping { db in try facts.save(db, store.metaTable) }
                 // A sync that moved many records folds the WAL into the database; a small one leaves it to SQLite's
                 // automatic checkpoint rather than wait for the disk twice more.
                 if summary.pulled + summary.pushed >= 1000 { store.checkpoint() }
@@ -174,8 +183,9 @@ actor SyncEngine {
         } catch {
             let cairnError = CairnError(wrapping: error)
             let body = ErrorBody(code: cairnError.code, message: cairnError.message, details: cairnError.details)
-            let counts = try? await store.offPool { [summary] store in
+            let counts = try? await store.offPool { [summary, facts] store in
                 try? store.history.end(historyID ?? 0, summary: summary, error: "\(cairnError.code): \(cairnError.message)")
+                if facts != SyncFacts() { try? store.writeBookkeeping { db in try facts.save(db, store.metaTable) } }
                 return try store.uploads.counts()
             }
             await endProgress()

@@ -10,6 +10,10 @@ enum DiagnosticsText {
         var lines = ["\(report.verdict.rawValue): \(report.explanation)", about]
         lines.append("scheduler: \(report.scheduler.rawValue)" + (report.liveConnected ? ", live connection open" : "")
                      + (report.nextScheduledActionDescription.map { ", next: \($0)" } ?? ""))
+        lines.append("last upload: \(report.lastUpload.map(RFC3339.string(from:)) ?? "never")"
+                     + (report.lastUploadRate.map { String(format: " (%.0f operations/s)", $0) } ?? "")
+                     + ", last download: \(report.lastDownload.map(RFC3339.string(from:)) ?? "never")"
+                     + (report.lastDownloadRate.map { String(format: " (%.0f records/s)", $0) } ?? ""))
         lines.append("queue: \(report.queueDepth) change(s)" + (report.oldestPendingAgeSeconds.map { String(format: ", oldest %.0f s old", $0) } ?? ""))
         for collection in report.collections {
             let age = collection.lastPullAgeSeconds.map { String(format: "%.0f s ago", $0) } ?? "never"

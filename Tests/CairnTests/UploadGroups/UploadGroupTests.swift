@@ -226,6 +226,26 @@ struct UploadGroupTests {
         }
     }
 
+    @Test("delete(Query) deletes every record the query selects in one transaction and queues the deletions")
+    func deleteByQuery() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            let alice = try await fixture.client("alice")
+            for index in 1...5 { try alice.create("notes", id: "n-\(index)", data: ["title": "n", "count": .integer(Int64(index))]) }
+            try await alice.sync()
+            let deleted = try alice.delete(Query("notes", filter: .condition("count", .gte, 3)), options: WriteOptions(customTag: "cleanup"))
+            #expect(deleted == 3)
+            #expect(try alice.records(Query("notes")).map(\.id).sorted() == ["n-1", "n-2"])
+            #expect(try alice.pendingOperations(OperationFilter(customTag: "cleanup")).map(\.kind) == [.delete, .delete, .delete])
+            #expect(try alice.delete(Query("notes", filter: .condition("count", .gte, 3))) == 0)
+            try await alice.sync()
+            let bob = try await fixture.client("bob")
+            try await bob.sync()
+            #expect(try bob.records(Query("notes")).map(\.id).sorted() == ["n-1", "n-2"])
+            expectError(.invalidArgument) { _ = try alice.delete(Query("nope")) }
+        }
+    }
+
     @Test("options are checked: a bad group, a tag too long, a reserved or malformed header are invalid_argument, and nothing is written")
     func badOptions() async throws {
         let fixture = try await Fixture.start()

@@ -12,6 +12,9 @@ struct MetaTable: StoreTable {
         case filesSealed = "files_sealed"
         /// The schema number the app build last opened the store with (``CairnConfiguration/schemaVersion``).
         case schemaVersion = "schema_version"
+        /// When the last push, and the last pull, completed (seconds since 1970), and their measured rates (operations
+        /// or records per second): ``SyncStatus/lastUpload``, ``SyncStatus/lastDownload`` and the rates, after a relaunch.
+        case lastUpload = "last_upload", lastDownload = "last_download", uploadRate = "upload_rate", downloadRate = "download_rate"
     }
 
     var tableNames: [String] { ["cairn_meta"] }

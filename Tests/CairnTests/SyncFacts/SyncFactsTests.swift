@@ -1,0 +1,105 @@
+import CairnProtocol
+import CairnTesting
+import Foundation
+import Testing
+
+@testable import Cairn
+
+@Suite("Sync facts that survive a relaunch, the schema fetched without applying it, offline unregistering", .timeLimit(.minutes(20)))
+struct SyncFactsTests {
+    @Test("the last upload and download times and rates survive a reopen, in the status and in the diagnostics")
+    func factsSurviveReopen() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            let path = Fixture.temporaryStorePath()
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            var alice = try await fixture.client("alice", store: .file(path))
+            let initial = await alice.status()
+            #expect(initial.lastUpload == nil && initial.lastUploadRate == nil)
+            for index in 0..<50 { try alice.create("notes", id: "n-\(index)", data: ["title": "t"]) }
+            try await alice.sync()
+            let before = await alice.status()
+            let upload = try #require(before.lastUpload)
+            let download = try #require(before.lastDownload)
+            #expect((before.lastUploadRate ?? 0) > 0 && (before.lastDownloadRate ?? 0) > 0)
+            try await alice.close()
+
+            alice = try await fixture.client("alice", store: .file(path))
+            let after = await alice.status()
+            #expect(abs(try #require(after.lastUpload).timeIntervalSince(upload)) < 0.001)
+            #expect(abs(try #require(after.lastDownload).timeIntervalSince(download)) < 0.001)
+            #expect(after.lastUploadRate == before.lastUploadRate && after.lastDownloadRate == before.lastDownloadRate)
+            let report = try await alice.diagnostics()
+            #expect(report.lastUpload == after.lastUpload && report.lastDownloadRate == after.lastDownloadRate)
+            try await alice.close()
+        }
+    }
+
+    @Test("an estimate has a time left from the last run's rate before its own first batch or page")
+    func estimateFromPriorRate() {
+        let fresh = TransferMeter(total: 10, priorRate: 5)
+        #expect(fresh.estimate.perSecond == 5)
+        #expect(fresh.estimate.timeLeft == .seconds(2))
+        #expect(TransferMeter(total: 10).estimate.timeLeft == nil)
+    }
+
+    @Test("fetchSchema says how the server's schema differs and applies nothing; the next sync does")
+    func fetchSchema() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            let alice = try await fixture.client("alice")
+            #expect(try await alice.fetchSchema().isEmpty)
+            var grown = Fixture.schema
+            grown.collections[0].fields.append(FieldSchema(name: "priority", type: .integer))
+            grown.collections.append(CollectionSchema(name: "sites", fields: [FieldSchema(name: "name", type: .string)]))
+            try await fixture.server.server.admin.setSchema(project: Fixture.project, grown)
+            let difference = try await alice.fetchSchema()
+            #expect(difference.newCollections == ["sites"])
+            #expect(difference.newFields == ["notes": ["priority"]])
+            #expect(difference.removedCollections.isEmpty && difference.removedFields.isEmpty && difference.changedFields.isEmpty)
+            #expect(alice.schema?.collections.map(\.name).contains("sites") == false, "nothing applied")
+            try await alice.sync()
+            #expect(alice.schema?.collections.map(\.name).contains("sites") == true)
+            #expect(try await alice.fetchSchema().isEmpty)
+        }
+    }
+
+    @Test("unregister(fromServer: false) forgets the client offline; the server still lists it; queued changes stay")
+    func unregisterLocally() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            let path = Fixture.temporaryStorePath()
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let network = SwitchableTransport()
+            let alice = try await fixture.client("alice", store: .file(path), network: network)
+            let id = try #require(alice.clientID)
+            try alice.create("notes", id: "kept", data: ["title": "queued"])
+            network.isOnline = false
+            let before = network.requestCount
+            await #expect(throws: CairnError.self) { try await alice.unregister(fromServer: false, deleteStore: true) }
+            try await alice.unregister(fromServer: false)
+            #expect(network.requestCount == before, "nothing was sent")
+            let listed = try await fixture.http.send(.GET, "/v1/projects/\(Fixture.project)/clients", token: fixture.tokens["ada"])
+                .decode(AdminPage<ClientSummary>.self).items.map(\.clientId)
+            #expect(listed.contains(id))
+            // Opened again online: a new client, and the queued change goes with it.
+            let again = try await fixture.client("alice", store: .file(path))
+            #expect(again.clientID != nil && again.clientID != id)
+            #expect(try await again.sync().pushed == 1)
+            try await again.close()
+        }
+    }
+
+    @Test("initialDownload .awaitAtOpen: open returns with the store downloaded; the default returns at once")
+    func awaitAtOpen() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            _ = try await fixture.push("bob", (0..<30).map { SyncOperation(opId: newOpID(), collection: "notes", id: "n-\($0)", op: .create, data: ["title": "t"]) })
+            let waiting = try await fixture.client("alice") { $0.initialDownload = .awaitAtOpen }
+            #expect(try waiting.records(Query("notes")).count == 30)
+            #expect(try waiting.isFirstPullComplete("notes"))
+            let plain = try await fixture.client("alice")
+            #expect(try plain.records(Query("notes")).isEmpty)
+        }
+    }
+}
