@@ -3,9 +3,11 @@
 /// the scheduler).
 ///
 /// A member names a download query (``CairnClient/createDownloadQuery(name:collection:filter:)``, or
-/// `cairn.configuration.COLLECTION` for ``CairnConfiguration/downloadFilters``) or a collection: a query pulls only
-/// its own records, a collection all of it (every query of a partial collection). A name that is both a query and a
-/// collection is refused (`invalid_argument`) when the group is pulled.
+/// `cairn.configuration.COLLECTION` for ``CairnConfiguration/downloadFilters``), a collection, or another group
+/// (SAP's nested download groups): a query pulls only its own records, a collection all of it (every query of a
+/// partial collection), a group its members (which also take this group's phase). A name that is both a query and a
+/// collection, or a group and either, and a group that contains itself through its members, are refused
+/// (`invalid_argument`) when the groups are used.
 ///
 /// ```swift
 /// configuration.downloadGroups = [

@@ -60,6 +60,27 @@ struct PullPlan: Sendable {
         return (name, nil)
     }
 
+    /// `members` with every name of another group replaced by that group's members, depth first (SAP's nested
+    /// download groups). A group reached again through its own members is refused (`invalid_argument`), as is a
+    /// name that is both a group and a collection or download query.
+    func expanded(_ members: [String], path: [String] = []) throws -> [String] {
+        var names: [String] = []
+        for name in members {
+            guard let inner = groups[name] else {
+                names.append(name)
+                continue
+            }
+            if queries[name] != nil || collections.contains(name) {
+                throw CairnError.invalid("\(name) names both a download group and a collection or download query: rename the group")
+            }
+            if path.contains(name) {
+                throw CairnError.invalid("the download group \(name) contains itself: \((path + [name]).joined(separator: " → "))")
+            }
+            names += try expanded(inner.members, path: path + [name])
+        }
+        return names
+    }
+
     /// The collections every phase list and group give a phase, with the lowest; a collection named by a group of
     /// phase 0 or below gets `0` unless a phase of 1 or more is given to it too. Unknown names are skipped.
     private func phasesByCollection() throws -> (phase: [String: Int], order: [String]) {
@@ -73,9 +94,9 @@ struct PullPlan: Sendable {
         for (index, list) in phases.enumerated() {
             for name in list where collections.contains(name) { give(index + 1, to: name) }
         }
-        for (_, group) in groups.sorted(by: { ($0.value.phase ?? .max, $0.key) < ($1.value.phase ?? .max, $1.key) }) {
+        for (key, group) in groups.sorted(by: { ($0.value.phase ?? .max, $0.key) < ($1.value.phase ?? .max, $1.key) }) {
             guard let value = group.phase else { continue }
-            for name in group.members where queries[name] != nil || collections.contains(name) {
+            for name in try expanded(group.members, path: [key]) where queries[name] != nil || collections.contains(name) {
                 let (collection, query) = try resolve(name)
                 // A query left out of automatic downloads does not leave out its whole collection.
                 if query != nil, value <= 0 { continue }
@@ -104,8 +125,8 @@ struct PullPlan: Sendable {
     private func manualQueries() throws -> Set<String> {
         var manual = Set<String>()
         var automatic = Set<String>()
-        for group in groups.values {
-            for name in group.members where queries[name] != nil {
+        for (key, group) in groups {
+            for name in try expanded(group.members, path: [key]) where queries[name] != nil {
                 guard try resolve(name).query != nil else { continue }
                 if let phase = group.phase, phase <= 0 { manual.insert(name) } else { automatic.insert(name) }
             }
@@ -119,7 +140,7 @@ struct PullPlan: Sendable {
         guard let members = groups[group]?.members else { throw CairnError.invalid("no download group is named \(group)") }
         let (phase, _) = try phasesByCollection()
         var targets: [PullTarget] = []
-        for name in members {
+        for name in try expanded(members, path: [group]) {
             let (collection, query) = try resolve(name)
             if let index = targets.firstIndex(where: { $0.collection == collection }) {
                 if let query, targets[index].queries != nil { targets[index].queries!.insert(query) } else if query == nil { targets[index].queries = nil }

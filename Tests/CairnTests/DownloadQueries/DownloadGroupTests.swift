@@ -63,6 +63,32 @@ struct DownloadGroupTests {
         }
     }
 
+    @Test("groups may contain groups: pull(group:) pulls the nested members; an outer phase of 0 keeps them out of sync(); cycles are refused")
+    func nestedGroups() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            try await Self.seed(fixture)
+            let bob = try await fixture.client("bob") {
+                $0.downloadGroups = [
+                    "reference": ["logs"],
+                    "work": DownloadGroup(members: ["reference", "tasks"], phase: 0),
+                ]
+            }
+            #expect(try await Self.firstPulls(bob) { try await bob.sync() } == ["notes"])
+            #expect(try await Self.firstPulls(bob) { try await bob.pull(group: "work") } == ["logs", "tasks"])
+            #expect(try bob.record("logs", id: "l") != nil && bob.record("tasks", id: "t") != nil)
+
+            let looping = try await fixture.client("alice") {
+                $0.downloadGroups = ["a": ["notes", "b"], "b": ["c"], "c": ["a"]]
+            }
+            let error = await #expect(throws: CairnError.self) { try await looping.pull(group: "a") }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.message.contains("a → b → c → a") == true, "\(error?.message ?? "")")
+            let clash = try await fixture.client("alice") { $0.downloadGroups = ["notes": ["tasks"], "all": ["notes"]] }
+            await #expect(throws: CairnError.self) { try await clash.pull(group: "all") }
+        }
+    }
+
     @Test("a group naming a download query pulls only that query; of phase 0, sync() leaves the query out but pulls the collection's others")
     func groupOfQueries() async throws {
         let fixture = try await Fixture.start()
