@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from live_server import call, check, serve, stop
+from live_server import call, check, serve, stop, tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -39,16 +39,7 @@ def main():
     try:
         data = os.path.join(work, "data")
         environment = dict(os.environ, CAIRN_PASSWORD=PASSWORD)
-
-        def cairn(*args, expect=0):
-            done = subprocess.run([CAIRN] + list(args), capture_output=True, text=True, timeout=120, env=environment)
-            if done.returncode != expect:
-                raise SystemExit("FAILED: cairn %s exited %d (expected %d):\n%s%s"
-                                 % (" ".join(args), done.returncode, expect, done.stdout, done.stderr))
-            return done.stdout
-
-        def json_of(*args):
-            return json.loads(cairn(*args).strip().splitlines()[-1])
+        cairn, json_of = tool(CAIRN, PASSWORD)
 
         def pending(*args):
             return json_of("queue", "--store", ana, *args)["result"]["pending"]

@@ -55,6 +55,24 @@ def run_admin(cairn, data, *args):
     return done.stdout
 
 
+def tool(cairn, password):
+    """The built `cairn` with CAIRN_PASSWORD set: returns `run(*args, expect=0)`, which returns what a command printed
+    and stops the check when it exits otherwise, and `json_of(*args)`, its last line read as JSON."""
+    environment = dict(os.environ, CAIRN_PASSWORD=password)
+
+    def run(*args, expect=0):
+        done = subprocess.run([cairn] + list(args), capture_output=True, text=True, timeout=120, env=environment)
+        if done.returncode != expect:
+            raise SystemExit("FAILED: cairn %s exited %d (expected %d):\n%s%s"
+                             % (" ".join(args), done.returncode, expect, done.stdout, done.stderr))
+        return done.stdout
+
+    def json_of(*args):
+        return json.loads(run(*args).strip().splitlines()[-1])
+
+    return run, json_of
+
+
 def stop(process, timeout=15):
     """Ends a process this check started, also when a step failed: SIGTERM, up to `timeout` seconds to exit, then
     SIGKILL. Does nothing for None or a process that already ended."""
