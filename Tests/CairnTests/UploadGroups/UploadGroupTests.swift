@@ -246,6 +246,28 @@ struct UploadGroupTests {
         }
     }
 
+    /// A collection's own sync task that notes the options of the operations it is given.
+    final class NotingTask: CollectionSyncTask, Sendable {
+        let seen = Mutex<[WriteOptions]>([])
+        func upload(_ operations: [PendingOperation]) async throws -> [SyncTaskResult] {
+            seen.withLock { $0 += operations.map(\.options) }
+            return operations.map { _ in .rejected(ErrorBody(code: .validationFailed, message: "noted")) }
+        }
+    }
+
+    @Test("a collection's sync task is given each operation with its group, tag and headers")
+    func syncTaskSeesOptions() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            let task = NotingTask()
+            let alice = try await fixture.client("alice") { $0.syncTasks = ["tasks": task] }
+            let options = WriteOptions(uploadGroup: "g", customTag: "t", headers: ["X-Tenant": "north"])
+            try alice.create("tasks", id: "t-1", data: ["title": "x"], options: options)
+            try await alice.sync()
+            #expect(task.seen.withLock { $0 } == [options])
+        }
+    }
+
     @Test("options are checked: a bad group, a tag too long, a reserved or malformed header are invalid_argument, and nothing is written")
     func badOptions() async throws {
         let fixture = try await Fixture.start()
