@@ -124,10 +124,13 @@ public final class CairnClient: Sendable {
     /// configured collections' files are prefetched (`pulled` nil: every collection was pulled).
     func afterSync(pulled: [String]?) {
         let prefetch = configuration.prefetchFiles.filter { pulled?.contains($0) ?? true }.sorted()
+        let queries = ((try? DownloadQueryStore(store: store).states(collection: nil)) ?? [])
+            .filter { $0.prefetchFiles && !prefetch.contains($0.collection) && (pulled?.contains($0.collection) ?? true) }.map(\.name)
         let (uploader, files) = (fileUploader, self.files)
         background.start {
             await uploader.kick()
             for collection in prefetch { _ = try? await files.prefetch(collection: collection) }
+            for query in queries { _ = try? await files.prefetch(query: query) }
         }
     }
 

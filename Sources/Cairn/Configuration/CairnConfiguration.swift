@@ -112,7 +112,7 @@ public struct CairnConfiguration: Sendable {
     public var downloadPhases: [[String]] = []
     /// A download query per collection, kept in step with this setting at open: a collection listed here pulls only
     /// the records matching its filter (partial sync; the query is named `cairn.configuration.COLLECTION`). For
-    /// several, overlapping or changing queries, use ``CairnClient/createDownloadQuery(name:collection:filter:)``.
+    /// several, overlapping or changing queries, use ``CairnClient/createDownloadQuery(name:collection:filter:prefetchFiles:)``.
     public var downloadFilters: [String: Filter] = [:]
     /// The app's local-only collections: typed tables that are queried like the others but never uploaded or pulled
     /// (drafts, settings, scratch data). Their names must differ from the server's collections.

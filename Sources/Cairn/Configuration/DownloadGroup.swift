@@ -2,7 +2,7 @@
 /// phase they take in automatic downloads (``CairnClient/sync()``, ``CairnClient/pull(_:)`` without collections,
 /// the scheduler).
 ///
-/// A member names a download query (``CairnClient/createDownloadQuery(name:collection:filter:)``, or
+/// A member names a download query (``CairnClient/createDownloadQuery(name:collection:filter:prefetchFiles:)``, or
 /// `cairn.configuration.COLLECTION` for ``CairnConfiguration/downloadFilters``), a collection, or another group
 /// (SAP's nested download groups): a query pulls only its own records, a collection all of it (every query of a
 /// partial collection), a group its members (which also take this group's phase). A name that is both a query and a

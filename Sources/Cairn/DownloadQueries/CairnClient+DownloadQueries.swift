@@ -13,10 +13,13 @@ extension CairnClient {
     /// try await client.pull()
     /// ```
     ///
+    /// With `prefetchFiles`, the files its records point at are downloaded in the background after each sync, as
+    /// ``CairnConfiguration/prefetchFiles`` does for whole collections (within the file cache's bound).
+    ///
     /// - Throws: `already_exists` for a taken name; `validation_failed` for a filter that does not fit the schema.
-    public func createDownloadQuery(name: String, collection: String, filter: Filter) throws {
+    public func createDownloadQuery(name: String, collection: String, filter: Filter, prefetchFiles: Bool = false) throws {
         try checkOpen()
-        try DownloadQueryStore(store: store).create(name: name, collection: collection, filter: filter)
+        try DownloadQueryStore(store: store).create(name: name, collection: collection, filter: filter, prefetchFiles: prefetchFiles)
     }
 
     /// Changes a query's filter. Records that no longer match leave the device now (unless another query holds them

@@ -25,4 +25,6 @@ public struct DownloadQuery: Sendable, Hashable {
     public var lastPullAt: Date?
     /// How many records it holds on the device.
     public var recordCount: Int
+    /// Whether the files its records point at are downloaded after each sync (``CairnFiles/prefetch(query:)``).
+    public var prefetchFiles: Bool = false
 }

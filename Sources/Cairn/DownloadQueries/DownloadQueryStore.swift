@@ -21,11 +21,11 @@ struct DownloadQueryStore: Sendable {
     // MARK: Managing queries
 
     /// Creates a query and marks its collection as pulled through queries only.
-    func create(name: String, collection: String, filter: Filter, reservedName: Bool = false) throws {
+    func create(name: String, collection: String, filter: Filter, prefetchFiles: Bool = false, reservedName: Bool = false) throws {
         try check(name: name, reservedName: reservedName)
         let text = try checked(filter, collection: collection)
         try store.writer.write { db in
-            guard try table.insert(db, name: name, collection: collection, filterText: text) else {
+            guard try table.insert(db, name: name, collection: collection, filterText: text, prefetchFiles: prefetchFiles) else {
                 throw CairnError(.alreadyExists, "a download query named \"\(name)\" exists; update or delete it")
             }
             if try table.markPartial(db, collection) { try store.collectionStates.markNeedsPull(db, collection) }
@@ -120,7 +120,8 @@ struct DownloadQueryStore: Sendable {
             try table.states(db, collection: collection).map { state in
                 DownloadQuery(
                     name: state.name, collection: state.collection, filter: state.filter, firstPullCompleted: state.firstPullDone,
-                    isUpdating: state.heldFilterText != nil, lastPullAt: state.lastPullAt, recordCount: try table.memberCount(db, query: state.name))
+                    isUpdating: state.heldFilterText != nil, lastPullAt: state.lastPullAt, recordCount: try table.memberCount(db, query: state.name),
+                    prefetchFiles: state.prefetchFiles)
             }
         }
     }

@@ -32,6 +32,8 @@ struct DownloadQueryTable: StoreTable {
         var widenCursor: String?
         var firstPullDone: Bool
         var lastPullAt: Date?
+        /// Whether the files its records point at are downloaded after each sync.
+        var prefetchFiles = false
 
         var filter: Filter { (try? CairnJSON.decode(Filter.self, from: Array(filterText.utf8))) ?? .or([]) }
         var heldFilter: Filter? { heldFilterText.flatMap { try? CairnJSON.decode(Filter.self, from: Array($0.utf8)) } }
@@ -57,13 +59,20 @@ struct DownloadQueryTable: StoreTable {
             """)
     }
 
+    /// Migration v11: a query may prefetch the files its records point at.
+    static func addPrefetchFilesV11(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE cairn_download_queries ADD COLUMN prefetch_files INTEGER NOT NULL DEFAULT 0")
+    }
+
     // MARK: Queries
 
-    private static let columns = "name, collection, filter, cursor, resyncing, held_filter, widen_cursor, first_pull_done, last_pull_at"
+    private static let columns =
+        "name, collection, filter, cursor, resyncing, held_filter, widen_cursor, first_pull_done, last_pull_at, prefetch_files"
 
     private static func state(_ row: Row) -> State {
         State(name: row[0], collection: row[1], filterText: row[2], cursor: row[3], resyncing: row[4], heldFilterText: row[5],
-              widenCursor: row[6], firstPullDone: row[7], lastPullAt: (row[8] as Double?).map(Date.init(timeIntervalSince1970:)))
+              widenCursor: row[6], firstPullDone: row[7], lastPullAt: (row[8] as Double?).map(Date.init(timeIntervalSince1970:)),
+              prefetchFiles: row[9])
     }
 
     /// One query's state.
@@ -81,10 +90,10 @@ struct DownloadQueryTable: StoreTable {
     }
 
     /// Adds a query; false if the name is taken.
-    func insert(_ db: Database, name: String, collection: String, filterText: String) throws -> Bool {
+    func insert(_ db: Database, name: String, collection: String, filterText: String, prefetchFiles: Bool = false) throws -> Bool {
         try db.execute(
-            sql: "INSERT INTO cairn_download_queries (name, collection, filter) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
-            arguments: [name, collection, filterText])
+            sql: "INSERT INTO cairn_download_queries (name, collection, filter, prefetch_files) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
+            arguments: [name, collection, filterText, prefetchFiles])
         return db.changesCount > 0
     }
 

@@ -187,8 +187,24 @@ public struct CairnFiles: Sendable {
     /// bound; returns how many were downloaded.
     @discardableResult
     public func prefetch(collection: String) async throws -> Int {
+        try await prefetch(try client.store.files.fileReferences(collection: collection))
+    }
+
+    /// Downloads the files the records of a download query point at, as ``prefetch(collection:)`` does for a whole
+    /// collection; ``CairnClient/createDownloadQuery(name:collection:filter:prefetchFiles:)`` with `prefetchFiles` does
+    /// it after each sync. Returns how many were downloaded.
+    @discardableResult
+    public func prefetch(query name: String) async throws -> Int {
+        guard let query = try DownloadQueryStore(store: client.store).state(name) else {
+            throw CairnError(.notFound, "no download query is named \"\(name)\"")
+        }
+        return try await prefetch(try client.store.files.fileReferences(collection: query.collection, query: name))
+    }
+
+    /// Downloads the files of `ids` not kept yet, until the cache's bound stops it.
+    private func prefetch(_ ids: [String]) async throws -> Int {
         var fetched = 0
-        for id in try client.store.files.fileReferences(collection: collection) where try await !client.fileCache.isCached(id) {
+        for id in ids where try await !client.fileCache.isCached(id) {
             guard try await client.fileCache.prefetch(id) else { break }
             fetched += 1
         }

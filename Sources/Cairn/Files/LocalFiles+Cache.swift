@@ -48,15 +48,19 @@ extension LocalFiles {
     }
 
     /// The file ids the `file` fields of a collection's local records hold (server ids only).
-    func fileReferences(collection: String) throws -> [String] {
+    func fileReferences(collection: String, query: String? = nil) throws -> [String] {
         let table = try store.table(collection)
         let fields = table.schema.fields.filter { $0.type == .file }.map(\.name)
         guard !fields.isEmpty else { return [] }
+        // With a download query, only the records it holds.
+        let members = query == nil ? "" : " AND id IN (SELECT record_id FROM cairn_query_members WHERE query = ?)"
         return try store.writer.read { db in
             var ids = Set<String>()
             for field in fields {
                 let sql = "SELECT DISTINCT \(field.quotedDatabaseIdentifier) FROM \(table.name.quotedDatabaseIdentifier) WHERE \(field.quotedDatabaseIdentifier) IS NOT NULL"
-                for id in try String.fetchAll(db, sql: sql) where !id.hasPrefix(LocalFiles.localFilePrefix) { ids.insert(id) }
+                    + members
+                for id in try String.fetchAll(db, sql: sql, arguments: StatementArguments(query.map { [$0] } ?? []))
+                where !id.hasPrefix(LocalFiles.localFilePrefix) { ids.insert(id) }
             }
             return ids.sorted()
         }

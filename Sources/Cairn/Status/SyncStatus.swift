@@ -24,7 +24,7 @@ public struct SyncStatus: Sendable, Hashable {
     public var phase: Phase = .idle
     /// Per-collection progress of the current or last pull.
     public var collections: [String: CollectionProgress] = [:]
-    /// Per download query (``CairnClient/createDownloadQuery(name:collection:filter:)``), by name: what its pulls
+    /// Per download query (``CairnClient/createDownloadQuery(name:collection:filter:prefetchFiles:)``), by name: what its pulls
     /// received and applied, and whether its first pull completed.
     public var downloadQueries: [String: CollectionProgress] = [:]
     /// What the scheduler of ``CairnClient/run()`` is doing.

@@ -41,6 +41,7 @@ enum LocalMigrations {
             try QueueTable.addWriteOptionsV11(db)
             try FailedTable.addWriteOptionsV11(db)
             try HeldGroupTable.createV11(db)
+            try DownloadQueryTable.addPrefetchFilesV11(db)
         }
         return migrator
     }
