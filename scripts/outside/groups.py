@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from live_server import call, check, serve, stop, tool
+from live_server import call, check, serve, set_up_project, stop, tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -44,14 +44,7 @@ def main():
         def pending(*args):
             return json_of("queue", "--store", ana, *args)["result"]["pending"]
 
-        cairn("admin", "--data", data, "add-project", "field")
-        for user, role in (("ana", "writer"), ("bob", "writer"), ("ada", "admin")):
-            cairn("admin", "--data", data, "add-user", user, "--password", PASSWORD)
-            cairn("admin", "--data", data, "grant", user, "--project", "field", "--role", role)
-        schema_path = os.path.join(work, "schema.json")
-        with open(schema_path, "w") as file:
-            json.dump(SCHEMA, file)
-        cairn("admin", "--data", data, "set-schema", "--project", "field", schema_path)
+        set_up_project(cairn, data, work, "field", {"ana": "writer", "bob": "writer", "ada": "admin"}, SCHEMA)
         server, base = serve(CAIRN, work, data)
 
         ana = os.path.join(work, "ana.sqlite")

@@ -70,7 +70,21 @@ def tool(cairn, password):
     def json_of(*args):
         return json.loads(run(*args).strip().splitlines()[-1])
 
+    run.password = password
     return run, json_of
+
+
+def set_up_project(run, data, work, project, users, schema):
+    """With `run` from ``tool``: makes `project` in the data directory `data`, each of `users` ({name: role}) with the
+    tool's password, and sets `schema` (a dict, written to WORK/schema.json)."""
+    run("admin", "--data", data, "add-project", project)
+    for user, role in users.items():
+        run("admin", "--data", data, "add-user", user, "--password", run.password)
+        run("admin", "--data", data, "grant", user, "--project", project, "--role", role)
+    schema_path = os.path.join(work, "schema.json")
+    with open(schema_path, "w") as file:
+        json.dump(schema, file)
+    run("admin", "--data", data, "set-schema", "--project", project, schema_path)
 
 
 def stop(process, timeout=15):

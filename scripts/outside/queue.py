@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-from live_server import call, check, serve, stop
+from live_server import call, check, serve, set_up_project, stop, tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -37,25 +37,8 @@ def main():
     try:
         data = os.path.join(work, "data")
 
-        def cairn(*args, expect=0):
-            environment = dict(os.environ, CAIRN_PASSWORD=PASSWORD)
-            done = subprocess.run([CAIRN] + list(args), capture_output=True, text=True, timeout=120, env=environment)
-            if done.returncode != expect:
-                raise SystemExit("FAILED: cairn %s exited %d (expected %d):\n%s%s"
-                                 % (" ".join(args), done.returncode, expect, done.stdout, done.stderr))
-            return done.stdout
-
-        def json_of(*args):
-            return json.loads(cairn(*args).strip().splitlines()[-1])
-
-        cairn("admin", "--data", data, "add-project", "field")
-        for user in ("ana", "bob"):
-            cairn("admin", "--data", data, "add-user", user, "--password", PASSWORD)
-            cairn("admin", "--data", data, "grant", user, "--project", "field", "--role", "writer")
-        schema_path = os.path.join(work, "schema.json")
-        with open(schema_path, "w") as file:
-            json.dump(SCHEMA, file)
-        cairn("admin", "--data", data, "set-schema", "--project", "field", schema_path)
+        cairn, json_of = tool(CAIRN, PASSWORD)
+        set_up_project(cairn, data, work, "field", {"ana": "writer", "bob": "writer"}, SCHEMA)
 
         server, base = serve(CAIRN, work, data)
 
