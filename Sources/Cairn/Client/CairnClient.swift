@@ -124,13 +124,14 @@ public final class CairnClient: Sendable {
     /// configured collections' files are prefetched (`pulled` nil: every collection was pulled).
     func afterSync(pulled: [String]?) {
         let prefetch = configuration.prefetchFiles.filter { pulled?.contains($0) ?? true }.sorted()
-        let queries = ((try? DownloadQueryStore(store: store).states(collection: nil)) ?? [])
-            .filter { $0.prefetchFiles && !prefetch.contains($0.collection) && (pulled?.contains($0.collection) ?? true) }.map(\.name)
-        let (uploader, files) = (fileUploader, self.files)
+        let (uploader, files, store) = (fileUploader, self.files, self.store)
         background.start {
             await uploader.kick()
             for collection in prefetch { _ = try? await files.prefetch(collection: collection) }
-            for query in queries { _ = try? await files.prefetch(query: query) }
+            // Download queries that prefetch, read here rather than on the sync's way out.
+            let queries = ((try? await store.offPool { try DownloadQueryStore(store: $0).states(collection: nil) }) ?? [])
+                .filter { $0.prefetchFiles && !prefetch.contains($0.collection) && (pulled?.contains($0.collection) ?? true) }
+            for query in queries { _ = try? await files.prefetch(query: query.name) }
         }
     }
 

@@ -50,30 +50,29 @@ struct TracingTransport: HTTPTransport {
         var metadata = common(request, start: start)
         metadata["cairn.status"] = "\(status)"
         if let responseBody { metadata["cairn.response_bytes"] = "\(responseBody.count)" }
+        emit(request, metadata, message: "request", responseBody: responseBody)
+    }
+
+    private func log(_ request: TransportRequest, failure: any Error, start: ContinuousClock.Instant) {
+        var metadata = common(request, start: start)
+        metadata["cairn.error"] = "\(CairnError(wrapping: failure).code.rawValue)"
+        emit(request, metadata, message: "request failed", responseBody: nil)
+    }
+
+    /// Logs one request in the configured ``TraceFormat``: `message` with the facts as metadata (and the answer's
+    /// body, with data), or a ``PrettyTrace`` block with the same metadata less the bodies.
+    private func emit(_ request: TransportRequest, _ facts: Logger.Metadata, message: String, responseBody: Data?) {
+        var metadata = facts
         let withBodies = withData && !Self.carriesSecrets(request.url)
         switch format {
         case .compact:
             if withBodies, let responseBody, !responseBody.isEmpty {
                 metadata["cairn.response"] = "\(String(decoding: responseBody, as: UTF8.self))"
             }
-            logger.debug("request", metadata: metadata)
+            logger.debug("\(message)", metadata: metadata)
         case .pretty:
             metadata["cairn.request"] = nil
             let trace = PrettyTrace(request: request, facts: metadata, withData: withData, withBodies: withBodies, responseBody: responseBody)
-            logger.debug("\(trace.text)", metadata: metadata)
-        }
-    }
-
-    private func log(_ request: TransportRequest, failure: any Error, start: ContinuousClock.Instant) {
-        var metadata = common(request, start: start)
-        metadata["cairn.error"] = "\(CairnError(wrapping: failure).code.rawValue)"
-        switch format {
-        case .compact:
-            logger.debug("request failed", metadata: metadata)
-        case .pretty:
-            metadata["cairn.request"] = nil
-            let withBodies = withData && !Self.carriesSecrets(request.url)
-            let trace = PrettyTrace(request: request, facts: metadata, withData: withData, withBodies: withBodies, responseBody: nil)
             logger.debug("\(trace.text)", metadata: metadata)
         }
     }

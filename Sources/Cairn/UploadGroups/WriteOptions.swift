@@ -45,10 +45,8 @@ public struct WriteOptions: Sendable, Hashable, Codable {
         if let uploadGroup, !Names.isValidID(uploadGroup) {
             throw CairnError.invalid("upload group \"\(uploadGroup)\" must be 1-128 characters of [A-Za-z0-9_.:-]")
         }
-        if let customTag {
-            guard customTag.count <= 200, !customTag.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw CairnError.invalid("a custom tag is at most 200 characters, without control characters")
-            }
+        if let customTag, !SyncOperation.isValidTag(customTag) {
+            throw CairnError.invalid("a custom tag is at most 200 characters, without control characters")
         }
         for (name, value) in headers {
             let lower = name.lowercased()

@@ -39,6 +39,12 @@ public struct SyncOperation: Codable, Sendable, Hashable {
     /// operation's history for support; not part of what makes two sends of an opId the same operation.
     public var tag: String?
 
+    /// The rule of ``tag``, for the SDK that sets it and the server that checks it: at most 200 characters, none of
+    /// them a control character (U+0000 among them).
+    public static func isValidTag(_ tag: String) -> Bool {
+        tag.count <= 200 && !tag.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
     /// Creates one write; make `opId` with ``OperationID/make(now:)`` and keep it when resending, so a retry applies once.
     public init(
         opId: String, collection: String, id: String, op: OperationKind, baseVersion: Int64? = nil,

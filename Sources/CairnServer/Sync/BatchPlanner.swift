@@ -34,17 +34,12 @@ enum BatchPlan: Sendable, Hashable {
 /// schema: validation, the `create`/`update`/`patch`/`delete` semantics and the three conflict policies. Every
 /// storage backend runs these same rules.
 enum BatchPlanner {
-    /// An operation's tag: at most 200 characters, none of them a control character (U+0000 among them).
-    static func isValidTag(_ tag: String) -> Bool {
-        tag.count <= 200 && !tag.unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
-
     /// Decides what `operation` does.
     static func plan(_ operation: SyncOperation, current: StoredRecordState?, collection: CollectionSchema?) -> BatchPlan {
         guard Names.isValidID(operation.opId) else {
             return .reject(.validation("opId must be 1-128 characters of [A-Za-z0-9_.:-]", field: "opId"))
         }
-        if let tag = operation.tag, !isValidTag(tag) {
+        if let tag = operation.tag, !SyncOperation.isValidTag(tag) {
             return .reject(.validation("tag is at most 200 characters, without control characters", field: "tag"))
         }
         guard let collection else {

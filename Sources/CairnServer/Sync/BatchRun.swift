@@ -75,7 +75,7 @@ struct BatchRun: Sendable {
         if Names.isValidID(operation.opId) {
             let remembered = RememberedOperation(
                 opId: operation.opId, fingerprint: prepared[index].fingerprint, result: answer.storedText,
-                tag: operation.tag.flatMap { BatchPlanner.isValidTag($0) ? $0 : nil })
+                tag: operation.tag.flatMap { SyncOperation.isValidTag($0) ? $0 : nil })
             try await writer.transaction.rememberOperation(remembered, at: now)
             lookups.remembered(remembered)
         }

@@ -13,21 +13,21 @@ struct SyncFactsTests {
         try await withCleanup({ await fixture.stop() }) {
             let path = Fixture.temporaryStorePath()
             defer { try? FileManager.default.removeItem(atPath: path) }
-            var alice = try await fixture.client("alice", store: .file(path))
+            // The times come from an injected wall clock that stands still: the store must give back exactly them.
+            let wall = ManualWallClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded()))
+            var alice = try await fixture.client("alice", store: .file(path)) { $0.wallClock = wall }
             let initial = await alice.status()
             #expect(initial.lastUpload == nil && initial.lastUploadRate == nil)
             for index in 0..<50 { try alice.create("notes", id: "n-\(index)", data: ["title": "t"]) }
             try await alice.sync()
             let before = await alice.status()
-            let upload = try #require(before.lastUpload)
-            let download = try #require(before.lastDownload)
+            #expect(before.lastUpload == wall.now() && before.lastDownload == wall.now())
             #expect((before.lastUploadRate ?? 0) > 0 && (before.lastDownloadRate ?? 0) > 0)
             try await alice.close()
 
-            alice = try await fixture.client("alice", store: .file(path))
+            alice = try await fixture.client("alice", store: .file(path)) { $0.wallClock = wall }
             let after = await alice.status()
-            #expect(abs(try #require(after.lastUpload).timeIntervalSince(upload)) < 0.001)
-            #expect(abs(try #require(after.lastDownload).timeIntervalSince(download)) < 0.001)
+            #expect(after.lastUpload == wall.now() && after.lastDownload == wall.now())
             #expect(after.lastUploadRate == before.lastUploadRate && after.lastDownloadRate == before.lastDownloadRate)
             let report = try await alice.diagnostics()
             #expect(report.lastUpload == after.lastUpload && report.lastDownloadRate == after.lastDownloadRate)
