@@ -30,9 +30,4 @@ struct HeldGroupTable: StoreTable {
     func all(_ db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "SELECT name FROM cairn_held_groups ORDER BY name")
     }
-
-    /// How many queued changes wait only because their group is held.
-    func heldChanges(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM cairn_queue AS q WHERE NOT \(Self.notHeldSQL)") ?? 0
-    }
 }
