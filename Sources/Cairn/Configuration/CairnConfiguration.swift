@@ -144,8 +144,8 @@ public struct CairnConfiguration: Sendable {
     public var requestTimeout: Duration = .seconds(30)
     /// How long a connection attempt may wait for an answer before the server counts as unreachable (default 10 s).
     /// A refused connection fails at once; one quick retry follows it (``RetryPolicy/maximumRefusedAttempts``). (URLSession
-    /// has no connect timeout of its own: ``URLSessionTransport`` gives up when the server showed no sign of life in
-    /// this time, no byte of an answer and none of a body accepted.)
+    /// has no connect timeout of its own: ``URLSessionTransport`` gives up when in this time the server showed no sign
+    /// of life, no byte of an answer and none of a body accepted, and its address took no connection when tried.)
     public var connectTimeout: Duration = .seconds(10)
     /// The clock that timers, backoff and retries wait on; tests pass a manual clock and never sleep.
     public var clock: any Clock<Duration> = ContinuousClock()

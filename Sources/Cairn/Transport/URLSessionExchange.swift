@@ -33,7 +33,8 @@ final class URLSessionExchange: Sendable {
         var body = Data()
         var file: KeptFileWriter?
         var received: Int64 = 0
-        /// True once the server showed it is there: bytes of its answer came, or bytes of the body were sent.
+        /// True once the server showed it is there: bytes of its answer came, bytes of the body were sent, or its
+        /// address took a connection (``ConnectProbe``).
         var heard = false
         /// A failure of the exchange itself (the file could not be written, the connect timeout), which wins over
         /// the cancellation it causes.
@@ -78,11 +79,19 @@ final class URLSessionExchange: Sendable {
         }
     }
 
-    /// Fails the request with `network_unavailable` when the server showed no sign of life within `connectTimeout`
+    /// Fails the request with `network_unavailable` when the server cannot be reached within `connectTimeout`
     /// (URLSession has no connect timeout of its own); cancel the returned task once the request no longer needs it.
+    ///
+    /// A request that heard nothing for half the time asks ``ConnectProbe`` whether the server's address takes
+    /// connections, for at most the other half: a server that does is alive and merely slow to answer (a long query,
+    /// a busy machine), and the request waits on under its own timeout.
     func watch(connectTimeout: Duration) -> Task<Void, Never> {
         Task { [task] in
-            guard (try? await Task.sleep(for: connectTimeout)) != nil else { return }
+            guard (try? await Task.sleep(for: connectTimeout / 2)) != nil, let url = task?.originalRequest?.url else { return }
+            guard !state.withLock({ $0.heard || $0.outcome != nil }) else { return }
+            let alive = await ConnectProbe.reaches(url, within: connectTimeout / 2)
+            guard !Task.isCancelled else { return }
+            if alive { return state.withLock { $0.heard = true } }
             let silent = state.withLock { state in
                 guard !state.heard, state.outcome == nil else { return false }
                 state.failure = CairnError(

@@ -12,9 +12,10 @@ import FoundationNetworking
 /// live-notice stream as they arrive, and a file is uploaded from disk with its progress reported as bytes go.
 ///
 /// URLSession has no connect timeout of its own, so ``connectTimeout`` is enforced here as the longest wait for a
-/// first sign of the server: the first bytes of its answer, or the first bytes of a body it accepted. A request that
-/// has none by then fails with `network_unavailable`, as a connection attempt that gets no answer does on
-/// `AsyncHTTPClientTransport`; a server that takes longer than that to start answering is treated the same way.
+/// first sign of the server: the first bytes of its answer, the first bytes of a body it accepted, or (asked when a
+/// request heard nothing for half the time) a TCP connection its address accepts. A request that has none by then
+/// fails with `network_unavailable`, as a connection attempt that gets no answer does on `AsyncHTTPClientTransport`;
+/// a server that is reachable but slow to start answering is waited for, under the request's own timeout.
 ///
 /// On Linux, prefer the default AsyncHTTPClient transport in production: FoundationNetworking (Swift 6.3) stops the
 /// process with a `fatalError` when a connection is cut inside an answer's headers, and uploads at about half the speed.
