@@ -9,6 +9,9 @@ extension CairnClient {
     ///   `.refuse`; `schema_unavailable` when no schema is known and the server cannot be reached.
     public static func open(_ configuration: CairnConfiguration, transport: (any HTTPTransport)? = nil) async throws -> CairnClient {
         guard Names.isValidProjectName(configuration.project) else { throw CairnError.invalid("project \"\(configuration.project)\" is not a valid name") }
+        guard configuration.downloadConcurrency >= 1 else {
+            throw CairnError.invalid("downloadConcurrency is \(configuration.downloadConcurrency): it must be 1 or more")
+        }
         let store: LocalStore
         do {
             store = try LocalStore.open(

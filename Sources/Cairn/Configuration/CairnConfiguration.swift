@@ -110,6 +110,15 @@ public struct CairnConfiguration: Sendable {
     /// Pull order: the collections of the first list are phase 1, of the second phase 2, and so on (the phases of
     /// ``downloadGroups`` are the same numbers); lower phases are pulled first, collections in no phase come last.
     public var downloadPhases: [[String]] = []
+    /// How many collections or download queries a pull downloads at once (default 1, one after another; SAP's
+    /// `entityDownloadThreads`). Each commits its own pages with its own cursor, so a cut loses at most one page of
+    /// each; phases still apply in order: a phase's collections all finish before the next phase starts. Values
+    /// below 1 are `invalid_argument` at open.
+    ///
+    /// ```swift
+    /// configuration.downloadConcurrency = 3   // three collections' pages in flight on a link with a long round trip
+    /// ```
+    public var downloadConcurrency = 1
     /// A download query per collection, kept in step with this setting at open: a collection listed here pulls only
     /// the records matching its filter (partial sync; the query is named `cairn.configuration.COLLECTION`). For
     /// several, overlapping or changing queries, use ``CairnClient/createDownloadQuery(name:collection:filter:prefetchFiles:)``.

@@ -135,6 +135,15 @@ public struct SyncSummary: Sendable, Hashable {
     public var failed: Int = 0
     /// Queued action calls sent and settled (answered or refused; see ``CairnClient/actionResults()``).
     public var actions: Int = 0
+
+    /// Counts `other`'s work in this summary too (the parts of one run done apart, such as collections pulled at once).
+    mutating func add(_ other: SyncSummary) {
+        pushed += other.pushed
+        pulled += other.pulled
+        conflicts += other.conflicts
+        failed += other.failed
+        actions += other.actions
+    }
 }
 
 /// What a sync run did: ``CairnClient/sync()`` pushes then pulls; ``CairnClient/push()`` and

@@ -28,6 +28,9 @@ struct PageRequest: Sendable, Hashable {
 /// stored cursors, downloads the page, and applies it through the store's one apply path
 /// (``LocalStore/apply(_:to:)``), which moves the request's cursor in the same transaction.
 protocol PageSource: Sendable {
+    /// The collection whose records the source's pages write.
+    var collection: String { get }
+
     /// The request for the next page, read from the stored cursors; `nil` when there is nothing to pull (a download
     /// query deleted meanwhile). Runs on the store's queue.
     func nextRequest(_ store: LocalStore) throws -> PageRequest?

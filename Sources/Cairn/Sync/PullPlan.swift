@@ -6,6 +6,9 @@ struct PullTarget: Sendable, Hashable {
     var collection: String
     /// The download queries of a partial collection to pull; `nil` for all of them (or its feed).
     var queries: Set<String>?
+    /// Its download phase (1 or more), `nil` for none: targets of one phase may pull at once
+    /// (``CairnConfiguration/downloadConcurrency``), never beside another phase's.
+    var phase: Int? = nil
 }
 
 extension SyncScope {
@@ -115,9 +118,10 @@ struct PullPlan: Sendable {
         let skipped = try manualQueries()
         return names.compactMap { name in
             let left = skipped.filter { queries[$0] == name }
-            guard !left.isEmpty else { return PullTarget(collection: name, queries: nil) }
+            let given = phase[name].flatMap { $0 > 0 ? $0 : nil }
+            guard !left.isEmpty else { return PullTarget(collection: name, queries: nil, phase: given) }
             let pulled = Set(queries.filter { $0.value == name && !left.contains($0.key) }.keys)
-            return pulled.isEmpty ? nil : PullTarget(collection: name, queries: pulled)
+            return pulled.isEmpty ? nil : PullTarget(collection: name, queries: pulled, phase: given)
         }
     }
 
@@ -148,7 +152,8 @@ struct PullPlan: Sendable {
                 targets.append(PullTarget(collection: collection, queries: query.map { [$0] }))
             }
         }
-        let rank = { (name: String) -> Int in phase[name].flatMap { $0 > 0 ? $0 : nil } ?? .max }
-        return targets.enumerated().sorted { (rank($0.element.collection), $0.offset) < (rank($1.element.collection), $1.offset) }.map(\.element)
+        for index in targets.indices { targets[index].phase = phase[targets[index].collection].flatMap { $0 > 0 ? $0 : nil } }
+        let rank = { (target: PullTarget) -> Int in target.phase ?? .max }
+        return targets.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
     }
 }

@@ -34,36 +34,72 @@ extension SyncEngine {
                 targets = try await pullTargets(collections, only: onlyQueries)
             }
         }
-        for (index, target) in targets.enumerated() {
-            let name = target.collection
-            try await askAhead(for: targets[(index + 1)...].prefix(Self.collectionsAsked), pageSize: pages.base, into: &ahead)
-            let (firstPullDone, queries) = try await store.offPool { store in
-                let queries = DownloadQueryStore(store: store)
-                let firstPullDone = try store.pullStates.state(name).firstPullDone
-                try store.pullStates.markPulling(name)
-                return (firstPullDone, try queries.isPartial(name) ? try queries.states(collection: name) : nil)
-            }
-            await status.update { $0.collections[name] = CollectionProgress(firstPullCompleted: firstPullDone) }
-            if let queries {
-                // The own writes each query's pull leaves out: forgotten once every query has pulled past them.
-                let sentOwn = try await store.offPool { try $0.pullStates.state(name).own?.highest }
-                for query in queries where target.queries?.contains(query.name) ?? true {
-                    await status.update { $0.downloadQueries[query.name] = CollectionProgress(firstPullCompleted: query.firstPullDone) }
-                    guard try await pull(from: DownloadQuerySource(name: query.name, collection: name), pages: pages, into: &summary) else {
-                        continue
-                    }
-                    await status.update { $0.downloadQueries[query.name, default: CollectionProgress()].firstPullCompleted = true }
-                }
-                try await store.offPool { store in
-                    try DownloadQueryStore(store: store).finishPull(name)
-                    if target.queries == nil, let sentOwn { try store.pullStates.forgetOwn(name, through: sentOwn) }
-                }
-            } else {
-                try await pull(from: FeedSource(collection: name), pages: pages, prefetched: ahead.removeValue(forKey: name), into: &summary)
-            }
-            await status.update { $0.collections[name, default: CollectionProgress()].firstPullCompleted = true }
-            if !firstPullDone { await status.emit(.firstPullCompleted(collection: name)) }
+        if configuration.downloadConcurrency > 1 {
+            summary.add(try await pullAtOnce(targets, pages: pages))
+            return
         }
+        for (index, target) in targets.enumerated() {
+            try await askAhead(for: targets[(index + 1)...].prefix(Self.collectionsAsked), pageSize: pages.base, into: &ahead)
+            summary.add(try await pull(target, pages: pages, prefetched: ahead.removeValue(forKey: target.collection)))
+        }
+    }
+
+    /// Pulls `targets` phase by phase, up to ``CairnConfiguration/downloadConcurrency`` of one phase at once (the
+    /// targets of no phase are the last): each commits its own pages, and a phase ends before the next starts.
+    private func pullAtOnce(_ targets: [PullTarget], pages: PageSizer) async throws -> SyncSummary {
+        var summary = SyncSummary()
+        var phases: [[PullTarget]] = []
+        for target in targets {
+            if let last = phases.last?.last, last.phase == target.phase { phases[phases.count - 1].append(target) } else { phases.append([target]) }
+        }
+        let width = configuration.downloadConcurrency
+        for phase in phases {
+            try await withThrowingTaskGroup(of: SyncSummary.self) { group in
+                var waiting = phase[...]
+                for target in waiting.prefix(width) { group.addTask { try await self.pull(target, pages: pages, prefetched: nil) } }
+                waiting = waiting.dropFirst(width)
+                while let done = try await group.next() {
+                    summary.add(done)
+                    if let target = waiting.popFirst() { group.addTask { try await self.pull(target, pages: pages, prefetched: nil) } }
+                }
+            }
+        }
+        return summary
+    }
+
+    /// Pulls one collection: from its feed, or through each of its download queries the target names in turn, then
+    /// notes it pulled and says so once (``SyncEvent/firstPullCompleted(collection:)``).
+    private func pull(_ target: PullTarget, pages: PageSizer, prefetched: PrefetchedAnswer?) async throws -> SyncSummary {
+        var summary = SyncSummary()
+        let name = target.collection
+        let (firstPullDone, queries) = try await store.offPool { store in
+            let queries = DownloadQueryStore(store: store)
+            let firstPullDone = try store.pullStates.state(name).firstPullDone
+            try store.pullStates.markPulling(name)
+            return (firstPullDone, try queries.isPartial(name) ? try queries.states(collection: name) : nil)
+        }
+        await status.update { $0.collections[name] = CollectionProgress(firstPullCompleted: firstPullDone) }
+        if let queries {
+            prefetched?.cancel()
+            // The own writes each query's pull leaves out: forgotten once every query has pulled past them.
+            let sentOwn = try await store.offPool { try $0.pullStates.state(name).own?.highest }
+            for query in queries where target.queries?.contains(query.name) ?? true {
+                await status.update { $0.downloadQueries[query.name] = CollectionProgress(firstPullCompleted: query.firstPullDone) }
+                guard try await pull(from: DownloadQuerySource(name: query.name, collection: name), pages: pages, into: &summary) else {
+                    continue
+                }
+                await status.update { $0.downloadQueries[query.name, default: CollectionProgress()].firstPullCompleted = true }
+            }
+            try await store.offPool { store in
+                try DownloadQueryStore(store: store).finishPull(name)
+                if target.queries == nil, let sentOwn { try store.pullStates.forgetOwn(name, through: sentOwn) }
+            }
+        } else {
+            try await pull(from: FeedSource(collection: name), pages: pages, prefetched: prefetched, into: &summary)
+        }
+        await status.update { $0.collections[name, default: CollectionProgress()].firstPullCompleted = true }
+        if !firstPullDone { await status.emit(.firstPullCompleted(collection: name)) }
+        return summary
     }
 
     /// The one pull loop: pulls `source` page by page until its last page. Each page and its cursor commit together,
@@ -77,7 +113,7 @@ extension SyncEngine {
         from source: some PageSource, pages: PageSizer, prefetched: PrefetchedAnswer? = nil, into summary: inout SyncSummary
     ) async throws -> Bool {
         var expiredOnce = false
-        await beginDownloadProgress()
+        await beginDownloadProgress(of: source.collection)
         if configuration.streamsPages, serverStreamsPages {
             if let ended = try await pullStreaming(from: source, pageSize: pages.base, prefetched: prefetched, into: &summary) { return ended }
             // A server from before streams answered one page: page by page from now on.
@@ -142,7 +178,7 @@ extension SyncEngine {
             return applied
         }
         summary.pulled += applied.changes
-        await noteDownloadProgress(applied.changes, total: page.total)
+        await noteDownloadProgress(applied.changes, total: page.total, of: source.collection)
         log.pagePulled(collection: request.cursor.collection, changes: applied.changes)
         await status.update { status in source.count(in: &status) { $0.appliedRecords += applied.changes } }
     }

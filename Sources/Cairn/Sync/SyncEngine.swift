@@ -37,8 +37,9 @@ actor SyncEngine {
     var refusedInRun: [JSONValue] = []
     /// The running push's progress (``beginUploadProgress()``).
     var uploadMeter: TransferMeter?
-    /// The running pull's progress, per collection or download query (``beginDownloadProgress()``).
-    var downloadMeter: TransferMeter?
+    /// The running pull's progress, by the collection pulling (``beginDownloadProgress(of:)``): one at a time, or up
+    /// to ``CairnConfiguration/downloadConcurrency`` at once, shown summed.
+    var downloadMeters: [String: TransferMeter] = [:]
     /// The client that owns this engine, for automatic sync tasks (weak: the client owns the engine).
     let owner = WeakClient()
     /// False once the server answered a request for several pages with one: it predates ``PageStream``.
