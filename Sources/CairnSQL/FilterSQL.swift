@@ -65,8 +65,11 @@ package struct FilterSQL<Dialect: SQLDialect> {
             } else if let declared = collection.field(named: name) {
                 field = declared
                 access = fieldExpression(declared)
+            } else if let path = try JSONFieldPath(name, in: collection) {
+                field = path.asField
+                access = dialect.descend(fieldExpression(path.field), into: path.keys)
             } else {
-                throw .validation("\"\(name)\" is not a field of \(collection.name); only schema fields and id can be filtered", field: name)
+                throw .validation("\"\(name)\" is not a field of \(collection.name); only schema fields, paths inside json fields and id can be filtered", field: name)
             }
             return try condition(field, access, op, value)
         }

@@ -66,6 +66,12 @@ package struct PostgresDialect: SQLDialect {
 
     package func jsonQuote(_ expression: String) -> String { "to_jsonb(\(expression))" }
 
+    package func descend(_ access: FieldAccess, into keys: [String]) -> FieldAccess {
+        let inner = access.jsonPath.dropFirst().dropLast()
+        let path = "{" + ((inner.isEmpty ? [] : [String(inner)]) + keys).joined(separator: ",") + "}"
+        return FieldAccess(scalar: "(\(access.jsonDocument) #>> '\(path)')", jsonDocument: access.jsonDocument, jsonPath: path)
+    }
+
     /// Strings as text by bytes, numbers as `numeric`, booleans as 1 and 0 (as their arguments are bound).
     package func jsonScalar(_ access: FieldAccess, types: [String]) -> String {
         let json = "(\(access.jsonDocument) #> '\(access.jsonPath)')"

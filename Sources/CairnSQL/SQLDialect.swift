@@ -30,6 +30,8 @@ package protocol SQLDialect: Sendable {
     /// The value of a `json` field, as an SQL scalar comparable with an argument of the JSON `types` (only called
     /// once ``jsonTypeIs(document:path:types:)`` holds).
     func jsonScalar(_ access: FieldAccess, types: [String]) -> String
+    /// How to read the value at `keys` inside the `json` field `access` reads (``JSONFieldPath``).
+    func descend(_ access: FieldAccess, into keys: [String]) -> FieldAccess
     /// True when the text `expression` matches the `LIKE` pattern `placeholder`: `%` and `_`, ASCII letters in
     /// either case, no escape character.
     func like(_ expression: String, pattern placeholder: String) -> String
@@ -67,6 +69,11 @@ package struct SQLiteDialect: SQLDialect {
     private static func list(_ types: [String]) -> String { types.map { "'\($0)'" }.joined(separator: ", ") }
 
     package func jsonQuote(_ expression: String) -> String { "json_quote(\(expression))" }
+
+    package func descend(_ access: FieldAccess, into keys: [String]) -> FieldAccess {
+        let path = access.jsonPath + keys.map { ".\($0)" }.joined()
+        return FieldAccess(scalar: "json_extract(\(access.jsonDocument), '\(path)')", jsonDocument: access.jsonDocument, jsonPath: path)
+    }
 
     /// SQLite's own `LIKE` has exactly these rules.
     package func like(_ expression: String, pattern placeholder: String) -> String { "(\(expression) LIKE \(placeholder))" }

@@ -18,6 +18,10 @@ struct NumberedDialect: SQLDialect {
     func jsonTypeIs(document: String, path: String, types: [String]) -> String { "kind(\(document), \(path)) IN \(types)" }
     func jsonQuote(_ expression: String) -> String { "to_json(\(expression))" }
     func like(_ expression: String, pattern placeholder: String) -> String { "like(\(expression), \(placeholder))" }
+    func descend(_ access: FieldAccess, into keys: [String]) -> FieldAccess {
+        let path = ([access.jsonPath] + keys).joined(separator: "/")
+        return FieldAccess(scalar: "at(\(access.jsonDocument), \(path))", jsonDocument: access.jsonDocument, jsonPath: path)
+    }
 }
 
 @Suite("Filter compilation")
@@ -70,5 +74,32 @@ struct FilterSQLTests {
         #expect(compiled.sql == "(((data ->> 'title') = $4) AND (((data ->> 'due'))::timestamptz < ($5)::timestamptz) AND contains(data, tags, $6, [\"text\"]) AND FALSE)")
         #expect(compiled.arguments == [.text("a"), .text("2026-12-01T00:00:00Z"), .text("x")])
         #expect(!compiled.sql.contains("json_extract") && !compiled.sql.contains("cairn_instant"))
+    }
+}
+
+@Suite("Filter compilation: paths inside json fields")
+struct FilterSQLPathTests {
+    let sites = CollectionSchema(name: "sites", fields: [FieldSchema(name: "name", type: .string), FieldSchema(name: "address", type: .json)])
+
+    @Test("a path reads the value at its keys through the dialect and compares it as a json value; bad paths name themselves")
+    func paths() throws {
+        let compiled = try FilterSQL.compile(.condition("address.city", .eq, "Lyon"), collection: sites, dialect: NumberedDialect()) { field in
+            NumberedDialect().jsonMember(field.name, of: "data")
+        }
+        #expect(compiled.sql == "(kind(data, address/city) IN [\"text\"] AND at(data, address/city) = $1)")
+        #expect(compiled.arguments == [.text("Lyon")])
+        let sqlite = try FilterSQL.compile(.condition("address.geo.lat", .gt, 45), collection: sites, dialect: .sqlite) { field in
+            SQLiteDialect().jsonMember(field.name, of: "data")
+        }
+        #expect(sqlite.sql.contains("json_extract(data, '$.address.geo.lat') > ?"))
+        let postgres = try FilterSQL.compile(.condition("address.geo.lat", .exists, true), collection: sites, dialect: .postgres) { field in
+            PostgresDialect().field(field, of: "data")
+        }
+        #expect(postgres.sql == "((data #>> '{address,geo,lat}') IS NOT NULL)")
+        for name in ["name.x", "missing.x", "address..x", "address.x'y", "address."] {
+            #expect(throws: ErrorBody.self) {
+                _ = try FilterSQL.compile(.condition(name, .eq, "x"), collection: sites, dialect: .sqlite) { SQLiteDialect().jsonMember($0.name, of: "data") }
+            }
+        }
     }
 }

@@ -113,6 +113,25 @@ struct ChangesFeedTests {
         }
     }
 
+    @Test("a where filter may name a path inside a json field; a path from a non-json field is 422 naming it")
+    func pathFilters() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            _ = try await fixture.push("alice", [
+                create("a", ["title": "A", "tags": ["site": ["city": "Lyon", "floor": 2]]]),
+                create("b", ["title": "B", "tags": ["site": ["city": "Brest", "floor": 5]]]),
+                create("c", ["title": "C", "tags": ["red"]]),
+            ])
+            let lyon = try await fixture.pullAll("alice", "notes", filter: .condition("tags.site.city", .eq, "Lyon"))
+            #expect(lyon.changes.map(\.id) == ["a"])
+            let high = try await fixture.pullAll("alice", "notes", filter: .not(.condition("tags.site.floor", .gt, 3)))
+            #expect(high.changes.map(\.id) == ["a", "c"])
+            let response = try await fixture.pull("alice", "notes", filter: .condition("title.city", .eq, "Lyon"))
+            #expect(response.status == 422)
+            #expect(try response.decode(ErrorEnvelope.self).error.details?["field"] == .string("title.city"))
+        }
+    }
+
     @Test("cursors older than the tombstone horizon answer 410 cursor_expired")
     func cursorExpiry() async throws {
         let clock = ManualWallClock()

@@ -10,6 +10,9 @@ extension CairnClient {
     /// let next = try client.records(Query("visits").filter(.condition("site", .eq, "S-12")).sorted(by: "due"))
     /// ```
     ///
+    /// A field may be a path inside a `json` field: `createIndex("sites", fields: ["address.city"])` indexes the value
+    /// that `Query("sites").filter(.condition("address.city", .eq, "Lyon"))` and `.sorted(by: "address.city")` read.
+    ///
     /// Indexes can also be named before opening, in ``CairnConfiguration/localIndexes``.
     public func createIndex(_ collection: String, fields: [String]) throws {
         try checkOpen()

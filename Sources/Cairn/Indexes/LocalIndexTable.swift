@@ -56,12 +56,12 @@ struct LocalIndexTable: StoreTable {
     /// the schema does not declare are skipped (a later schema may add them).
     func apply(_ db: Database, to table: CollectionTable) throws {
         for definition in try definitions(db, collection: table.name) {
-            let declared = definition.fields.allSatisfy { $0 == "id" || table.schema.field(named: $0) != nil }
-            guard declared else { continue }
+            let expressions = definition.fields.map { try? table.readExpression($0) }
+            guard expressions.allSatisfy({ $0 != nil }) else { continue }
             switch definition.kind {
             case .index:
                 try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(definition.quotedIndexName) ON \(table.quotedName) "
-                               + "(\(definition.fields.map(CollectionTable.quote).joined(separator: ", ")))")
+                               + "(\(expressions.compactMap { $0 }.joined(separator: ", ")))")
             case .fullText:
                 try FullTextIndex(collection: table.name, fields: definition.fields).ensure(db)
             }

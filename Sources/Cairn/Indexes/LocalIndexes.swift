@@ -23,7 +23,9 @@ extension LocalIndexes {
         if let table {
             for name in definition.fields where name != "id" || definition.kind == .fullText {
                 guard let field = table.schema.field(named: name) else {
-                    throw CairnError.invalid("\"\(name)\" is not a field of \(table.name)")
+                    // A path inside a json field (address.city) is indexed as queries read it.
+                    if definition.kind == .index, (try? table.readExpression(name)) != nil { continue }
+                    throw CairnError.invalid("\"\(name)\" is not a field of \(table.name), nor a path inside one of its json fields")
                 }
                 if definition.kind == .fullText, field.type != .string {
                     throw CairnError.invalid("full-text search reads string fields; \"\(name)\" is \(field.type.rawValue)")

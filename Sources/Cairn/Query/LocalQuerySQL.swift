@@ -22,7 +22,8 @@ struct LocalQuerySQL {
     static let recordColumns = "t.id, t.cairn_data, t.cairn_version, t.cairn_pending, t.cairn_updated_at, t.cairn_updated_by"
 
     /// Compiles `query`; `fullTextFields` are the collection's searched fields (`nil`: it has no full-text index).
-    /// Throws `validation_failed` for a filter or sort on an undeclared field, and `invalid_argument` for a search on
+    /// Filters and sorts may name paths inside `json` fields (`address.city`). Throws `validation_failed` for a filter or
+    /// sort on an undeclared field, and `invalid_argument` for a search on
     /// a collection without a full-text index or a negative limit.
     init(_ query: Query, table: CollectionTable, fullTextFields: [String]?) throws {
         var from = "\(table.quotedName) AS t"
@@ -52,10 +53,10 @@ struct LocalQuerySQL {
             values += compiled.arguments.map(\.databaseValue)
         }
         for key in query.sort {
-            guard key.field == "id" || table.schema.field(named: key.field) != nil else {
+            guard let expression = try table.readExpression(key.field, qualifier: "t") else {
                 throw CairnError(.validationFailed, "cannot sort by \"\(key.field)\": not a field of \(query.collection)")
             }
-            order.append("t.\(CollectionTable.quote(key.field)) \(key.ascending ? "ASC" : "DESC")")
+            order.append("\(expression) \(key.ascending ? "ASC" : "DESC")")
         }
         order.append("t.id ASC")
         var orderLimit = " ORDER BY " + order.joined(separator: ", ")

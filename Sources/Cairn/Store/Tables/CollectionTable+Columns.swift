@@ -33,6 +33,21 @@ extension CollectionTable {
         return FieldAccess(scalar: column, jsonDocument: "json_quote(\(column))", jsonPath: "$")
     }
 
+    /// The SQL expression that sorts and indexes read for `name` (of the table aliased `qualifier`, if given): `id`, a
+    /// field's column, or the value at a path inside a `json` field (``JSONFieldPath``, `address.city`), spelled the
+    /// same for a query and an index so that SQLite uses the one for the other. Nil for a name the schema lacks.
+    /// - Throws: `validation_failed` for a malformed path.
+    func readExpression(_ name: String, qualifier: String? = nil) throws -> String? {
+        let prefix = qualifier.map { "\($0)." } ?? ""
+        if name == "id" || schema.field(named: name) != nil { return prefix + Self.quote(name) }
+        do {
+            guard let path = try JSONFieldPath(name, in: schema) else { return nil }
+            return SQLiteDialect().descend(fieldAccess(path.field, qualifier: qualifier), into: path.keys).scalar
+        } catch {
+            throw CairnError(wrapping: error)
+        }
+    }
+
     /// The column values of a record's data, in `schema.fields` order.
     func columnValues(_ data: [String: JSONValue]) -> [DatabaseValue] {
         schema.fields.map { field in
