@@ -35,6 +35,32 @@ struct SyncFactsTests {
         }
     }
 
+    @Test("estimateDownload counts each snapshot to come on the server (download queries by their filter), downloads nothing, and times it by the last rate")
+    func downloadEstimate() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            let alice = try await fixture.client("alice")
+            for index in 0..<30 { try alice.create("notes", id: "n-\(index)", data: ["title": "t"]) }
+            for index in 0..<5 { try alice.create("tasks", id: "t-\(index)", data: ["title": "t", "rank": .integer(Int64(index))]) }
+            try alice.create("logs", id: "l", data: ["message": "m"])
+            try await alice.sync()
+
+            let bob = try await fixture.client("bob")
+            try bob.createDownloadQuery(name: "first", collection: "tasks", filter: .condition("rank", .lt, 2))
+            let before = try await bob.estimateDownload()
+            #expect(before.snapshots == ["notes": 30, "first": 2, "logs": 1])
+            #expect(before.records == 33 && before.incremental.isEmpty)
+            #expect(before.perSecond == nil && before.timeNeeded == nil)
+            #expect(try bob.count(Query("notes")) == 0)
+
+            try await bob.sync()
+            let after = try await bob.estimateDownload()
+            #expect(after.snapshots.isEmpty && after.records == 0)
+            #expect(after.incremental == ["logs", "notes", "tasks"])
+            #expect((after.perSecond ?? 0) > 0 && after.timeNeeded == .zero)
+        }
+    }
+
     @Test("an estimate has a time left from the last run's rate before its own first batch or page")
     func estimateFromPriorRate() {
         let fresh = TransferMeter(total: 10, priorRate: 5)
