@@ -65,12 +65,17 @@ public struct FileMetadata: Codable, Sendable, Hashable, Identifiable {
     public var uploadOffset: Int64
     /// When a `new` file is deleted unless completed; `nil` once it is not `new`.
     public var expiresAt: Date?
+    /// Where the file came from, in the app's words (`camera`, `scan`, `import`); `nil` when not said.
+    public var source: String?
+    /// Who may see and change it beyond the project's roles (``FilePermissions``); project-wide when a server from
+    /// before permissions does not say.
+    public var permissions: FilePermissions
 
     /// Metadata with these values.
     public init(
         id: String, name: String, contentType: String, size: Int64, sha256: String?, status: FileStatus, tags: [String],
         public: Bool, createdAt: Date, updatedAt: Date, createdBy: String, attachTo: FileAttachment?, attachedVersion: Int64?,
-        uploadUrl: String, uploadOffset: Int64, expiresAt: Date?
+        uploadUrl: String, uploadOffset: Int64, expiresAt: Date?, source: String? = nil, permissions: FilePermissions = .project
     ) {
         self.id = id
         self.name = name
@@ -88,6 +93,36 @@ public struct FileMetadata: Codable, Sendable, Hashable, Identifiable {
         self.uploadUrl = uploadUrl
         self.uploadOffset = uploadOffset
         self.expiresAt = expiresAt
+        self.source = source
+        self.permissions = permissions
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, contentType, size, sha256, status, tags, `public`, createdAt, updatedAt, createdBy, attachTo, attachedVersion
+        case uploadUrl, uploadOffset, expiresAt, source, permissions
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        contentType = try container.decode(String.self, forKey: .contentType)
+        size = try container.decode(Int64.self, forKey: .size)
+        sha256 = try container.decodeIfPresent(String.self, forKey: .sha256)
+        status = try container.decode(FileStatus.self, forKey: .status)
+        tags = try container.decode([String].self, forKey: .tags)
+        `public` = try container.decode(Bool.self, forKey: .public)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        updatedAt = try container.decode(Date.self, forKey: .updatedAt)
+        createdBy = try container.decode(String.self, forKey: .createdBy)
+        attachTo = try container.decodeIfPresent(FileAttachment.self, forKey: .attachTo)
+        attachedVersion = try container.decodeIfPresent(Int64.self, forKey: .attachedVersion)
+        uploadUrl = try container.decode(String.self, forKey: .uploadUrl)
+        uploadOffset = try container.decode(Int64.self, forKey: .uploadOffset)
+        expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
+        // Servers from before sources and permissions leave them out.
+        source = try container.decodeIfPresent(String.self, forKey: .source)
+        permissions = try container.decodeIfPresent(FilePermissions.self, forKey: .permissions) ?? .project
     }
 
     /// Encodes every key, `null` for absent optionals, as the protocol shows them.
@@ -109,6 +144,8 @@ public struct FileMetadata: Codable, Sendable, Hashable, Identifiable {
         try container.encode(uploadUrl, forKey: .uploadUrl)
         try container.encode(uploadOffset, forKey: .uploadOffset)
         try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encode(source, forKey: .source)
+        try container.encode(permissions, forKey: .permissions)
     }
 }
 

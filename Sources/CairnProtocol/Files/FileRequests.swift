@@ -19,11 +19,15 @@ public struct NewFileRequest: Codable, Sendable, Hashable {
     public var `public`: Bool?
     /// The record field to set when the upload completes.
     public var attachTo: FileAttachment?
+    /// Where the file came from, in the app's words: at most 255 bytes without control characters.
+    public var source: String?
+    /// Who may see it; project-wide when `nil`. A private file cannot be public.
+    public var permissions: FilePermissions?
 
     /// A request with these values.
     public init(
         name: String, contentType: String? = nil, size: Int64, sha256: String? = nil, tags: [String]? = nil, public: Bool? = nil,
-        attachTo: FileAttachment? = nil
+        attachTo: FileAttachment? = nil, source: String? = nil, permissions: FilePermissions? = nil
     ) {
         self.name = name
         self.contentType = contentType
@@ -32,6 +36,8 @@ public struct NewFileRequest: Codable, Sendable, Hashable {
         self.tags = tags
         self.public = `public`
         self.attachTo = attachTo
+        self.source = source
+        self.permissions = permissions
     }
 }
 
@@ -43,11 +49,17 @@ public struct FileUpdate: Codable, Sendable, Hashable {
     public var tags: [String]?
     /// Readable without a token, or not.
     public var `public`: Bool?
+    /// A new source.
+    public var source: String?
+    /// New permissions, replacing the old ones: the uploader's and admins' to change alone.
+    public var permissions: FilePermissions?
 
     /// A change of these values.
-    public init(name: String? = nil, tags: [String]? = nil, public: Bool? = nil) {
+    public init(name: String? = nil, tags: [String]? = nil, public: Bool? = nil, source: String? = nil, permissions: FilePermissions? = nil) {
         self.name = name
         self.tags = tags
         self.public = `public`
+        self.source = source
+        self.permissions = permissions
     }
 }

@@ -1,15 +1,18 @@
 import CairnProtocol
 
 extension AccessControl {
-    /// Whether the caller may see and download `file`: files follow the records. In a project with read rules, a
-    /// member bound by them may read a file only if it is public, the member uploaded it, or the member can read a
-    /// live record whose `file` field holds it. A project without read rules lets every member read every file.
+    /// Whether the caller may see and download `file`. A private file (``FilePermissions``) is seen by its uploader,
+    /// the project's admins and the users it is shared with, and no one else. Other files follow the records: in a
+    /// project with read rules, a member bound by them may read a file only if it is public, the member uploaded it,
+    /// or the member can read a live record whose `file` field holds it. A project without read rules lets every
+    /// member read every file that is not private.
     func mayRead(_ file: StoredFile, _ caller: ProjectAccess) async throws -> Bool {
         try await mayRead(file, caller, schema: try await schema(caller))
     }
 
     /// ``mayRead(_:_:)`` with the project's schema already read.
     private func mayRead(_ file: StoredFile, _ caller: ProjectAccess, schema: Schema) async throws -> Bool {
+        if file.isPrivate { return mayManage(file, caller) || file.permissions.sharedWith.contains(caller.user) }
         if !caller.isBound || file.isPublic || file.createdBy == caller.user { return true }
         guard schema.hasReadRules else { return true }
         return try await someLiveRecord(of: schema, holds: file, caller) { $0.read }
@@ -34,10 +37,11 @@ extension AccessControl {
     func hiddenFiles(_ ids: [String], _ caller: ProjectAccess) async throws -> Set<String> {
         guard caller.isBound, !ids.isEmpty else { return [] }
         let schema = try await schema(caller)
-        guard schema.hasReadRules else { return [] }
         var hidden = Set<String>()
         for id in ids {
             guard let file = try await storage.file(id: id), file.project == caller.project else { continue }
+            // Without read rules only private files can be hidden.
+            guard schema.hasReadRules || file.isPrivate else { continue }
             if try await !mayRead(file, caller, schema: schema) { hidden.insert(id) }
         }
         return hidden
@@ -54,11 +58,28 @@ extension AccessControl {
     /// Whether the caller may change `file` (its metadata, its bytes, or delete it). In a project with data rules, a
     /// bound member may change a file it uploaded, or one held by a live record it may write; a project without rules
     /// lets every writer change every file.
+    ///
+    /// A private file is changed by its uploader and the project's admins only.
     func mayChange(_ file: StoredFile, _ caller: ProjectAccess) async throws -> Bool {
         if !caller.isBound || file.createdBy == caller.user { return true }
+        if file.isPrivate { return false }
         let schema = try await schema(caller)
         guard schema.hasRules else { return true }
         return try await someLiveRecord(of: schema, holds: file, caller) { $0.write }
+    }
+
+    /// Whether the caller may change who sees `file` (its permissions, whom it is shared with): its uploader and the
+    /// project's admins.
+    func mayManage(_ file: StoredFile, _ caller: ProjectAccess) -> Bool { !caller.isBound || file.createdBy == caller.user }
+
+    /// `file` when the caller may change its permissions (``mayManage(_:_:)``); `404 not_found` when it may not even
+    /// read it, else `403 forbidden`.
+    func manageable(_ file: StoredFile, _ caller: ProjectAccess) async throws -> StoredFile {
+        guard mayManage(file, caller) else {
+            _ = try await readable(file, caller)
+            throw ErrorBody.forbidden("Only the uploader of file \"\(file.id)\" and the project's admins change whom it is shared with")
+        }
+        return file
     }
 
     /// `file` when the caller may change it; `404 not_found` when it may not even read it, else `403 forbidden`.

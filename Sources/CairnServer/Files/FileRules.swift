@@ -33,6 +33,45 @@ enum FileRules {
         return kept
     }
 
+    /// A source of at most 255 bytes without control characters (`nil`: not said).
+    static func source(_ source: String?) throws -> String? {
+        guard let source else { return nil }
+        guard !source.isEmpty, source.utf8.count <= maximumNameBytes, !source.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { throw ErrorBody.validation("source is 1 to \(maximumNameBytes) bytes without control characters", field: "source") }
+        return source
+    }
+
+    /// The most users a private file is shared with.
+    static let maximumSharedUsers = 100
+
+    /// User names to share with: 1 to 1024 bytes without control characters each, repeats dropped.
+    static func users(_ users: [String], field: String) throws -> [String] {
+        var seen = Set<String>()
+        var kept: [String] = []
+        for user in users {
+            guard !user.isEmpty, user.utf8.count <= 1024, !user.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw ErrorBody.validation("a user name is 1 to 1024 bytes without control characters", field: field)
+            }
+            if seen.insert(user).inserted { kept.append(user) }
+        }
+        guard kept.count <= maximumSharedUsers else {
+            throw ErrorBody.validation("a file is shared with at most \(maximumSharedUsers) users", field: field)
+        }
+        return kept
+    }
+
+    /// Checked permissions, their users cleaned (``users(_:field:)``).
+    static func permissions(_ permissions: FilePermissions) throws -> FilePermissions {
+        FilePermissions(access: permissions.access, sharedWith: try users(permissions.sharedWith, field: "permissions.sharedWith"))
+    }
+
+    /// A private file is never public: `validation_failed` naming `public` otherwise.
+    static func checkVisibility(isPublic: Bool, _ permissions: FilePermissions) throws {
+        if isPublic, permissions.access == .private {
+            throw ErrorBody.validation("a private file cannot be public: make it project-wide first, or not public", field: "public")
+        }
+    }
+
     /// A MIME type such as `image/jpeg; charset=binary`: visible ASCII and spaces with a slash, at most 255 bytes
     /// (it is answered as a header).
     static func contentType(_ type: String?) throws -> String {

@@ -45,7 +45,8 @@ struct FileService: Sendable {
             id: file.id, name: file.name, contentType: file.contentType, size: file.size, sha256: file.sha256, status: file.status,
             tags: file.tags, public: file.isPublic, createdAt: file.createdAt, updatedAt: file.updatedAt, createdBy: file.createdBy,
             attachTo: file.attachTo, attachedVersion: file.attachedVersion,
-            uploadUrl: "/v1/projects/\(file.project)/files/\(file.id)/upload", uploadOffset: offset, expiresAt: file.expiresAt)
+            uploadUrl: "/v1/projects/\(file.project)/files/\(file.id)/upload", uploadOffset: offset, expiresAt: file.expiresAt,
+            source: file.source, permissions: file.permissions)
     }
 
     /// The files of `project` matching `query` that `visible` admits, and the id to continue after when the page
@@ -82,6 +83,9 @@ struct FileService: Sendable {
         let tags = try FileRules.tags(request.tags ?? [])
         let sha256 = try FileRules.sha256(request.sha256)
         let target = try FileRules.attachment(request.attachTo, schema: schema)
+        let source = try FileRules.source(request.source)
+        let permissions = try FileRules.permissions(request.permissions ?? .project)
+        try FileRules.checkVisibility(isPublic: request.public ?? false, permissions)
         guard request.size >= 0 else { throw ErrorBody.validation("size must be 0 or more", field: "size") }
         let limits = try await limits(project: project)
         guard request.size <= limits.file else {
@@ -93,7 +97,7 @@ struct FileService: Sendable {
         let file = StoredFile(
             project: project, id: UUID().uuidString.lowercased(), name: name, contentType: contentType, size: request.size,
             sha256: sha256, status: .new, tags: tags, isPublic: request.public ?? false, createdAt: now, updatedAt: now,
-            createdBy: user, attachTo: target, attachedVersion: nil, expiresAt: now + uploadExpiry)
+            createdBy: user, attachTo: target, attachedVersion: nil, expiresAt: now + uploadExpiry, source: source, permissions: permissions)
         try await blobs.create(project: project, id: file.id)
         guard try await storage.insertFile(file, projectBytesLimit: limits.project) else {
             try? await blobs.remove(project: project, id: file.id)
@@ -211,17 +215,40 @@ struct FileService: Sendable {
 
     // MARK: Changes
 
-    /// Renames, retags or publishes a file that is not deleted.
+    /// Renames, retags, publishes, re-sources or changes the permissions of a file that is not deleted.
     func update(project: String, id: String, _ update: FileUpdate) async throws -> StoredFile {
         let name = try update.name.map(FileRules.name)
         let tags = try update.tags.map(FileRules.tags)
+        let source = try FileRules.source(update.source)
+        let permissions = try update.permissions.map(FileRules.permissions)
+        return try await change(project: project, id: id) { file in
+            if let name { file.name = name }
+            if let tags { file.tags = tags }
+            if let isPublic = update.public { file.isPublic = isPublic }
+            if let source { file.source = source }
+            if let permissions { file.permissions = permissions }
+        }
+    }
+
+    /// Adds `users` to (`adding`) or removes them from a file's ``FilePermissions/sharedWith``.
+    func share(project: String, id: String, users: [String], adding: Bool) async throws -> StoredFile {
+        let users = try FileRules.users(users, field: "users")
+        return try await change(project: project, id: id) { file in
+            let shared = adding ? file.permissions.sharedWith + users.filter { !file.permissions.sharedWith.contains($0) }
+                : file.permissions.sharedWith.filter { !users.contains($0) }
+            file.permissions.sharedWith = try FileRules.users(shared, field: "users")
+        }
+    }
+
+    /// Applies `edit` to a file that is not deleted, as a compare-and-set on its status (retried when another
+    /// request changed the status meanwhile); a private file that would be public is `validation_failed`.
+    private func change(project: String, id: String, _ edit: (inout StoredFile) throws -> Void) async throws -> StoredFile {
         while true {
             var file = try await file(project: project, id: id)
             guard file.status != .deleted else { throw ErrorBody.notFound("file \"\(id)\"") }
             let status = file.status
-            if let name { file.name = name }
-            if let tags { file.tags = tags }
-            if let isPublic = update.public { file.isPublic = isPublic }
+            try edit(&file)
+            try FileRules.checkVisibility(isPublic: file.isPublic, file.permissions)
             file.updatedAt = clock.now()
             // Another request changed the status meanwhile: apply the change to what is there now.
             if try await storage.replaceFile(file, ifStatus: status) { return file }

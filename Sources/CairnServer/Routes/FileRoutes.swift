@@ -3,8 +3,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// A project's files (PROTOCOL.md, Files): create, upload, complete, search, metadata, download, change and delete.
-/// Readers search and download; writers do the rest. Mounted at `v1/projects/:project`.
+/// A project's files (PROTOCOL.md, Files): create, upload, complete, search, metadata, download, change, share and
+/// delete. Readers search and download; writers do the rest; a private file's uploader and admins share it. Mounted at `v1/projects/:project`.
 struct FileRoutes: ProjectRouteGroup {
     let access: AccessControl
     let files: FileService
@@ -29,7 +29,8 @@ struct FileRoutes: ProjectRouteGroup {
         }
         routes.on(.patch, "files/:file", requires: .writer, action: "Changing files") { request, context, caller in
             let update = try await request.decodeBody(FileUpdate.self, context: context, limit: 64 * 1024)
-            try await changeableFile(context, caller)
+            let file = try await changeableFile(context, caller)
+            if update.permissions != nil { _ = try await access.manageable(file, caller) }
             return try Response.json(try await files.metadata(try await files.update(project: caller.project, id: Self.id(context), update)))
         }
         routes.on(.delete, "files/:file", requires: .writer, action: "Deleting files") { request, context, caller in
@@ -60,6 +61,14 @@ struct FileRoutes: ProjectRouteGroup {
             let file = try await files.complete(
                 project: caller.project, id: Self.id(context), user: caller.user, schema: try await access.schema(caller))
             return try Response.json(try await files.metadata(file))
+        }
+        for (path, adding) in [("files/:file/share", true), ("files/:file/unshare", false)] {
+            routes.on(.post, RouterPath(stringLiteral: path), requires: .writer, action: "Sharing files") { request, context, caller in
+                let body = try await request.decodeBody(FileShareRequest.self, context: context, limit: 256 * 1024)
+                _ = try await access.manageable(try await files.file(project: caller.project, id: Self.id(context)), caller)
+                let file = try await files.share(project: caller.project, id: Self.id(context), users: body.users, adding: adding)
+                return try Response.json(try await files.metadata(file))
+            }
         }
         routes.on(.get, "files/:file/content", requires: .reader) { request, context, caller in
             let file = try await readableFile(context, caller)

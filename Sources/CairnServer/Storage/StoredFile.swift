@@ -33,12 +33,16 @@ public struct StoredFile: Sendable, Hashable {
     public var attachedVersion: Int64?
     /// When a `new` file is swept; `nil` once it is not `new`.
     public var expiresAt: Date?
+    /// Where it came from, in the app's words.
+    public var source: String?
+    /// Who may see and change it (project-wide for rows from before permissions: their column is `NULL`).
+    public var permissions: FilePermissions
 
     /// A row with these values.
     public init(
         project: String, id: String, name: String, contentType: String, size: Int64, sha256: String?, status: FileStatus,
         tags: [String], isPublic: Bool, createdAt: Date, updatedAt: Date, createdBy: String, attachTo: FileAttachment?,
-        attachedVersion: Int64?, expiresAt: Date?
+        attachedVersion: Int64?, expiresAt: Date?, source: String? = nil, permissions: FilePermissions = .project
     ) {
         self.project = project
         self.id = id
@@ -55,7 +59,12 @@ public struct StoredFile: Sendable, Hashable {
         self.attachTo = attachTo
         self.attachedVersion = attachedVersion
         self.expiresAt = expiresAt
+        self.source = source
+        self.permissions = permissions
     }
+
+    /// True when the file is private (``FileAccess/private``).
+    var isPrivate: Bool { permissions.access == .private }
 }
 
 /// Which files a search returns, by id.
@@ -125,7 +134,7 @@ extension StoredFile {
     /// The `files` table's columns, in the one order both backends read and write them.
     static let columnList = """
         project, id, name, content_type, size, sha256, status, tags, public, created_at, updated_at, created_by, attach_to, \
-        attached_version, expires_at
+        attached_version, expires_at, source, permissions
         """
 
     /// The tags as the JSON array text the `tags` column holds.
@@ -136,6 +145,17 @@ extension StoredFile {
         attachTo.map { target in
             JSONValue.object(["collection": .string(target.collection), "id": .string(target.id), "field": .string(target.field)]).jsonText()
         }
+    }
+
+    /// The `permissions` column: `NULL` for project-wide (as every row from before permissions), else the JSON text.
+    var permissionsText: String? {
+        permissions == .project ? nil : String(decoding: (try? CairnJSON.encode(permissions)) ?? Data(), as: UTF8.self)
+    }
+
+    /// The permissions in a `permissions` column's text; project-wide for `NULL`.
+    static func permissions(fromText text: String?) throws -> FilePermissions {
+        guard let text else { return .project }
+        return try CairnJSON.decode(FilePermissions.self, from: Data(text.utf8))
     }
 
     /// The tags in a `tags` column's text.

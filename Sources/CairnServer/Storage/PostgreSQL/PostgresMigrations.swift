@@ -323,6 +323,10 @@ enum PostgresMigrations {
         Migration(version: 13, name: "table-collections", statements: TableCollectionFunctions.migration),
         // The tag a client gave an operation, kept beside its remembered answer for support.
         Migration(version: 14, name: "operation-tags", statements: ["ALTER TABLE operations ADD COLUMN tag text"]),
+        // A file's source and permissions; files stored before keep today's behaviour (NULL: project-wide).
+        Migration(version: 15, name: "file-permissions", statements: [
+            "ALTER TABLE files ADD COLUMN source text", "ALTER TABLE files ADD COLUMN permissions text",
+        ]),
     ]
 
     /// Applies every migration the database lacks, in one transaction under the advisory lock; returns the versions

@@ -23,7 +23,8 @@ extension PostgresStorage {
                 """
                 INSERT INTO files (\(unescaped: FileColumns.list)) VALUES (\(file.project), \(file.id), \(file.name), \(file.contentType),
                     \(file.size), \(file.sha256), \(file.status.rawValue), \(file.tagsText), \(file.isPublic), \(file.createdAt.epochSeconds),
-                    \(file.updatedAt.epochSeconds), \(file.createdBy), \(file.attachToText), \(file.attachedVersion), \(file.expiresAt?.epochSeconds))
+                    \(file.updatedAt.epochSeconds), \(file.createdBy), \(file.attachToText), \(file.attachedVersion), \(file.expiresAt?.epochSeconds),
+                    \(file.source), \(file.permissionsText))
                 """, logger: logger)
             return true
         }
@@ -46,7 +47,8 @@ extension PostgresStorage {
             UPDATE files SET name = \(file.name), content_type = \(file.contentType), size = \(file.size), sha256 = \(file.sha256),
                 status = \(file.status.rawValue), tags = \(file.tagsText), public = \(file.isPublic),
                 created_at = \(file.createdAt.epochSeconds), updated_at = \(file.updatedAt.epochSeconds), created_by = \(file.createdBy),
-                attach_to = \(file.attachToText), attached_version = \(file.attachedVersion), expires_at = \(file.expiresAt?.epochSeconds)
+                attach_to = \(file.attachToText), attached_version = \(file.attachedVersion), expires_at = \(file.expiresAt?.epochSeconds),
+                source = \(file.source), permissions = \(file.permissionsText)
             WHERE project = \(file.project) AND id = \(file.id) AND status = \(expected.rawValue)
             RETURNING \(unescaped: FileColumns.list)
             """
@@ -137,7 +139,7 @@ extension PostgresStorage {
         var found: [StoredFile] = []
         let rows = try await client.query(query, logger: logger)
         for try await columns in rows.decode(
-            (String, String, String, String, Int64, String?, String, String, Bool, Double, Double, String, String?, Int64?, Double?).self)
+            (String, String, String, String, Int64, String?, String, String, Bool, Double, Double, String, String?, Int64?, Double?, String?, String?).self)
         {
             found.append(try FileColumns.file(columns))
         }
@@ -151,13 +153,14 @@ private enum FileColumns {
 
     /// A row read in ``list``'s order.
     static func file(
-        _ row: (String, String, String, String, Int64, String?, String, String, Bool, Double, Double, String, String?, Int64?, Double?)
+        _ row: (String, String, String, String, Int64, String?, String, String, Bool, Double, Double, String, String?, Int64?, Double?, String?, String?)
     ) throws -> StoredFile {
         StoredFile(
             project: row.0, id: row.1, name: row.2, contentType: row.3, size: row.4, sha256: row.5,
             status: FileStatus(rawValue: row.6) ?? .deleted, tags: try StoredFile.tags(fromText: row.7), isPublic: row.8,
             createdAt: Date(timeIntervalSince1970: row.9), updatedAt: Date(timeIntervalSince1970: row.10), createdBy: row.11,
             attachTo: try row.12.map(StoredFile.attachment(fromText:)), attachedVersion: row.13,
-            expiresAt: row.14.map(Date.init(timeIntervalSince1970:)))
+            expiresAt: row.14.map(Date.init(timeIntervalSince1970:)), source: row.15,
+            permissions: try StoredFile.permissions(fromText: row.16))
     }
 }

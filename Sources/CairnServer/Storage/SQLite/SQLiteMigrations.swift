@@ -261,6 +261,11 @@ enum SQLiteMigrations {
             // The tag a client gave an operation, kept beside its remembered answer for support.
             try db.execute(sql: "ALTER TABLE operations ADD COLUMN tag TEXT")
         }
+        migrator.registerMigration("v11-file-permissions") { db in
+            // A file's source and permissions. Files stored before keep today's behaviour: `NULL` permissions are
+            // project-wide (FilePermissions.project), as PROTOCOL.md says.
+            try db.execute(sql: "ALTER TABLE files ADD COLUMN source TEXT; ALTER TABLE files ADD COLUMN permissions TEXT")
+        }
         return migrator
     }
 }

@@ -14,8 +14,7 @@ extension SQLiteStorage {
                 guard held + file.size <= projectBytesLimit else { return false }
             }
             try db.execute(sql: """
-                INSERT INTO files (project, id, name, content_type, size, sha256, status, tags, public, created_at, updated_at,
-                created_by, attach_to, attached_version, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO files (\(FileRowColumns.list)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: FileRowColumns.arguments(file))
             return true
         }
@@ -42,7 +41,8 @@ extension SQLiteStorage {
             let values = FileRowColumns.values(file)
             try db.execute(sql: """
                 UPDATE files SET name = ?, content_type = ?, size = ?, sha256 = ?, status = ?, tags = ?, public = ?,
-                created_at = ?, updated_at = ?, created_by = ?, attach_to = ?, attached_version = ?, expires_at = ?
+                created_at = ?, updated_at = ?, created_by = ?, attach_to = ?, attached_version = ?, expires_at = ?, source = ?,
+                permissions = ?
                 WHERE project = ? AND id = ? AND status = ?
                 """, arguments: StatementArguments(Array(values.dropFirst(2)) + [file.project, file.id, expected.rawValue]))
             return db.changesCount == 1
@@ -139,7 +139,7 @@ enum FileRowColumns {
         [
             file.project, file.id, file.name, file.contentType, file.size, file.sha256, file.status.rawValue, file.tagsText, file.isPublic,
             file.createdAt.epochSeconds, file.updatedAt.epochSeconds, file.createdBy, file.attachToText, file.attachedVersion,
-            file.expiresAt?.epochSeconds,
+            file.expiresAt?.epochSeconds, file.source, file.permissionsText,
         ]
     }
 
@@ -149,6 +149,7 @@ enum FileRowColumns {
             project: row[0], id: row[1], name: row[2], contentType: row[3], size: row[4], sha256: row[5],
             status: FileStatus(rawValue: row[6]) ?? .deleted, tags: try StoredFile.tags(fromText: row[7]), isPublic: row[8],
             createdAt: Date(timeIntervalSince1970: row[9]), updatedAt: Date(timeIntervalSince1970: row[10]), createdBy: row[11],
-            attachTo: try (row[12] as String?).map(StoredFile.attachment(fromText:)), attachedVersion: row[13], expiresAt: (row[14] as Double?).map(Date.init(timeIntervalSince1970:)))
+            attachTo: try (row[12] as String?).map(StoredFile.attachment(fromText:)), attachedVersion: row[13], expiresAt: (row[14] as Double?).map(Date.init(timeIntervalSince1970:)),
+            source: row[15], permissions: try StoredFile.permissions(fromText: row[16]))
     }
 }
