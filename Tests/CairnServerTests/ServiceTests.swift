@@ -42,6 +42,7 @@ struct ServiceTests {
                 "/v1/projects/{project}/events": ["get"], "/v1/projects/{project}/clients": ["post", "get"],
                 "/v1/projects/{project}/files": ["get", "post"], "/v1/projects/{project}/files/{id}": ["get", "patch", "delete"],
                 "/v1/projects/{project}/files/{id}/upload": ["put"], "/v1/projects/{project}/files/{id}/complete": ["post"],
+                "/v1/projects/{project}/files/{id}/share": ["post"], "/v1/projects/{project}/files/{id}/unshare": ["post"],
                 "/v1/projects/{project}/files/{id}/content": ["get"], "/v1/public/files/{id}": ["get"],
                 "/v1/projects/{project}/members": ["get"], "/v1/projects/{project}/members/{user}": ["put", "delete"],
                 "/v1/projects/{project}/members/{user}/revoke-sign-ins": ["post"], "/v1/admin/users": ["get"], "/v1/admin/projects": ["get"], "/v1/admin/backups": ["get"],

@@ -12,7 +12,8 @@ extension CairnFiles {
     ///
     /// - Returns: the upload's local id.
     public func upload(
-        data: Data, name: String, contentType: String? = nil, tags: [String] = [], public isPublic: Bool = false, attachTo: FileAttachment? = nil
+        data: Data, name: String, contentType: String? = nil, tags: [String] = [], public isPublic: Bool = false, attachTo: FileAttachment? = nil,
+        source: String? = nil, permissions: FilePermissions = .project
     ) throws -> String {
         let staging = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-upload-\(UUID().uuidString)")
         do {
@@ -21,7 +22,9 @@ extension CairnFiles {
             throw CairnError(.storeFailed, "the bytes of \(name) could not be staged for upload", cause: error)
         }
         defer { try? FileManager.default.removeItem(at: staging) }
-        return try upload(from: staging, name: name, contentType: contentType, tags: tags, public: isPublic, attachTo: attachTo)
+        return try upload(
+            from: staging, name: name, contentType: contentType, tags: tags, public: isPublic, attachTo: attachTo, source: source,
+            permissions: permissions)
     }
 
     /// The progress of one transfer, by the local id of an upload or the server id of a download: each change while

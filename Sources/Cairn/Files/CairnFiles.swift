@@ -19,14 +19,19 @@ public struct CairnFiles: Sendable {
     /// are kept in the store's files folder (a hard link where the file system allows, else a copy; an encrypted
     /// copy, written before this returns, in an encrypted store), so the app may delete its file. The upload survives restarts; with `attachTo` it waits until that record is pushed,
     /// and the record's field shows the local id until the server completes the file and sets the field itself.
+    ///
+    /// `source` says where the file came from (HAT's `source`); `permissions` keeps it private to its uploader, the
+    /// project's admins and the users it is shared with (``FilePermissions``), from the moment the server has it.
     /// - Throws: `file_too_large` over ``CairnConfiguration/maximumFileBytes``; `invalid_argument` for an unreadable
-    ///   file or a field that is not a `file` field; `not_found` for a record that does not exist locally.
+    ///   file, a field that is not a `file` field, or a private file asked to be public; `not_found` for a record that
+    ///   does not exist locally.
     @discardableResult
     public func upload(
         from fileURL: URL, name: String? = nil, contentType: String? = nil, tags: [String] = [], public isPublic: Bool = false,
-        attachTo: FileAttachment? = nil
+        attachTo: FileAttachment? = nil, source: String? = nil, permissions: FilePermissions = .project
     ) throws -> String {
         try client.checkOpen()
+        if isPublic, permissions.access == .private { throw CairnError.invalid("a private file cannot be public") }
         let attributes: [FileAttributeKey: Any]
         do {
             attributes = try FileManager.default.attributesOfItem(atPath: fileURL.path)
@@ -46,9 +51,11 @@ public struct CairnFiles: Sendable {
         } catch {
             throw CairnError(.storeFailed, "\(fileURL.lastPathComponent) could not be kept for upload", cause: error)
         }
-        let job = FileUploadJob(
+        var job = FileUploadJob(
             localID: localID, name: name ?? fileURL.lastPathComponent, contentType: contentType ?? "application/octet-stream", size: size,
             sha256: "", tags: tags, isPublic: isPublic, attachTo: attachTo, path: path, createdAt: client.configuration.wallClock.now())
+        job.source = source
+        job.permissions = permissions
         do {
             try client.store.files.queueFileUpload(job)
         } catch {
@@ -244,6 +251,31 @@ public struct CairnFiles: Sendable {
     @discardableResult
     public func retag(_ id: String, _ tags: [String]) async throws -> FileMetadata {
         try await client.api.updateFile(fileID: try serverID(id), FileUpdate(tags: tags))
+    }
+
+    /// Shares a private file with more users, who may then find, read and download it (not change it). The uploader's
+    /// and the project's admins' to do.
+    ///
+    /// ```swift
+    /// try await client.files.share(reportID, with: ["ana", "ben"])
+    /// ```
+    /// - Throws: `forbidden` for another user's file; `not_found` for a file the caller cannot see.
+    @discardableResult
+    public func share(_ id: String, with users: [String]) async throws -> FileMetadata {
+        try await client.api.shareFile(fileID: try serverID(id), users: users, adding: true)
+    }
+
+    /// Takes users off a private file's ``FilePermissions/sharedWith``.
+    @discardableResult
+    public func unshare(_ id: String, from users: [String]) async throws -> FileMetadata {
+        try await client.api.shareFile(fileID: try serverID(id), users: users, adding: false)
+    }
+
+    /// Replaces a file's permissions: `FilePermissions(access: .private)` keeps it to its uploader and the admins,
+    /// ``FilePermissions/project`` opens it to the project again. The uploader's and the admins' to do.
+    @discardableResult
+    public func setPermissions(_ id: String, _ permissions: FilePermissions) async throws -> FileMetadata {
+        try await client.api.updateFile(fileID: try serverID(id), FileUpdate(permissions: permissions))
     }
 
     /// Makes a file readable without a token at `/v1/public/files/{id}`, or private again.

@@ -38,14 +38,20 @@ struct FileUploadTable: StoreTable {
             """)
     }
 
+    /// Migration v12: an upload's source and permissions (`NULL`: project-wide), sent when the file is created.
+    static func addSourceAndPermissionsV12(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE cairn_file_uploads ADD COLUMN source TEXT; ALTER TABLE cairn_file_uploads ADD COLUMN permissions TEXT")
+    }
+
     func insert(_ db: Database, _ job: FileUploadJob) throws {
         try db.execute(sql: """
             INSERT INTO cairn_file_uploads (local_id, name, content_type, size, sha256, tags, public, attach_collection, attach_id,
-            attach_field, path, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            attach_field, path, state, created_at, source, permissions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [
                 job.localID, job.name, job.contentType, job.size, job.sha256, JSONValue.array(job.tags.map { .string($0) }).jsonText(),
                 job.isPublic, job.attachTo?.collection, job.attachTo?.id, job.attachTo?.field, job.path, job.state.rawValue,
-                job.createdAt.timeIntervalSince1970,
+                job.createdAt.timeIntervalSince1970, job.source,
+                job.permissions == .project ? nil : String(decoding: try CairnJSON.encode(job.permissions), as: UTF8.self),
             ])
     }
 
@@ -194,6 +200,10 @@ struct FileUploadJob: Sendable, Hashable {
     var tags: [String]
     var isPublic: Bool
     var attachTo: FileAttachment?
+    /// Where the file came from, in the app's words.
+    var source: String?
+    /// Who may see it on the server.
+    var permissions: FilePermissions = .project
     /// The local copy, relative to the store's files folder.
     var path: String
     var state: FileUploadState
@@ -231,6 +241,10 @@ struct FileUploadJob: Sendable, Hashable {
         sha256 = row["sha256"]
         tags = ((try? JSONValue(parsing: row["tags"] as String))?.arrayValue ?? []).compactMap(\.stringValue)
         isPublic = row["public"]
+        source = row["source"]
+        if let text: String = row["permissions"], let decoded = try? CairnJSON.decode(FilePermissions.self, from: Data(text.utf8)) {
+            permissions = decoded
+        }
         if let collection: String = row["attach_collection"], let id: String = row["attach_id"], let field: String = row["attach_field"] {
             attachTo = FileAttachment(collection: collection, id: id, field: field)
         }

@@ -208,7 +208,7 @@ actor FileUploader {
             if serverID == nil {
                 let created = try await api.createFile(NewFileRequest(
                     name: job.name, contentType: job.contentType, size: job.size, sha256: job.sha256, tags: job.tags, public: job.isPublic,
-                    attachTo: job.attachTo))
+                    attachTo: job.attachTo, source: job.source, permissions: job.permissions == .project ? nil : job.permissions))
                 try store.files.setFileServerID(localID: job.localID, serverID: created.id)
                 serverID = created.id
             }

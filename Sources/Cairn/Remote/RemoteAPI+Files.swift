@@ -57,6 +57,12 @@ extension RemoteAPI {
         try decode(FileMetadata.self, try await send(method: "PATCH", path: "\(filesPath)/\(fileID)", body: try CairnJSON.encode(update)))
     }
 
+    /// Adds `users` to (`adding`) or takes them off a private file's shared users.
+    func shareFile(fileID: String, users: [String], adding: Bool) async throws -> FileMetadata {
+        try decode(FileMetadata.self, try await send(
+            method: "POST", path: "\(filesPath)/\(fileID)/\(adding ? "share" : "unshare")", body: try CairnJSON.encode(FileShareRequest(users: users))))
+    }
+
     /// Deletes a file on the server.
     func deleteFile(fileID: String) async throws -> FileMetadata {
         try decode(FileMetadata.self, try await send(method: "DELETE", path: "\(filesPath)/\(fileID)"))

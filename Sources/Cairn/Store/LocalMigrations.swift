@@ -43,6 +43,7 @@ enum LocalMigrations {
             try HeldGroupTable.createV11(db)
             try DownloadQueryTable.addPrefetchFilesV11(db)
         }
+        migrator.registerMigration("v12-file-permissions", migrate: FileUploadTable.addSourceAndPermissionsV12)
         return migrator
     }
 }
