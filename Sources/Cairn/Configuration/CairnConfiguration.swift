@@ -165,7 +165,7 @@ public struct CairnConfiguration: Sendable {
     public var connectOnOpen: Bool = true
     /// How many file uploads run at once, beside record sync (default 2).
     public var fileUploadConcurrency: Int = 2
-    /// The largest file ``CairnFiles/upload(from:name:contentType:tags:public:attachTo:)`` queues (default 1 GiB,
+    /// The largest file ``CairnFiles/upload(from:name:contentType:tags:public:attachTo:source:permissions:)`` queues (default 1 GiB,
     /// the server's default limit); a larger one is refused at once with `file_too_large`.
     public var maximumFileBytes: Int64 = 1 << 30
     /// The bytes of downloaded files kept on the device; the least recently used beyond it are evicted (default

@@ -1,7 +1,7 @@
 import Foundation
 
 extension CairnFiles {
-    /// Queues bytes held in memory for upload (HAT's upload of `Data`), as ``upload(from:name:contentType:tags:public:attachTo:)``
+    /// Queues bytes held in memory for upload (HAT's upload of `Data`), as ``upload(from:name:contentType:tags:public:attachTo:source:permissions:)``
     /// does a file: the bytes are kept in the store's folder first, so the upload survives a relaunch.
     ///
     /// ```swift

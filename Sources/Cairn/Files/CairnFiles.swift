@@ -298,7 +298,7 @@ public struct CairnFiles: Sendable {
     /// ```
     ///
     /// - Parameters:
-    ///   - id: a server id, or the local id ``upload(from:name:contentType:tags:public:attachTo:)`` returned.
+    ///   - id: a server id, or the local id ``upload(from:name:contentType:tags:public:attachTo:source:permissions:)`` returned.
     ///   - detachFrom: the record field to clear; when `nil`, every local record field holding the file. A field
     ///     that holds another file is left as it is.
     /// - Throws: `not_found` for a local id this device does not know; `invalid_argument` for a field that is not a
@@ -333,7 +333,7 @@ public struct CairnFiles: Sendable {
 
 /// A file upload queued on this device.
 public struct PendingFile: Sendable, Hashable, Identifiable {
-    /// The local id ``CairnFiles/upload(from:name:contentType:tags:public:attachTo:)`` returned.
+    /// The local id ``CairnFiles/upload(from:name:contentType:tags:public:attachTo:source:permissions:)`` returned.
     public var id: String
     /// The file's name.
     public var name: String

@@ -20,8 +20,12 @@ struct FilesCommand: AsyncParsableCommand {
                 --type image/jpeg --tag site-7 --attach notes/n-1/photo
               cairn files list --store field.sqlite --tag site-7
               cairn files download --store field.sqlite 0b5e... --output photo.jpg
+              cairn files upload --store field.sqlite report.pdf --private --share ana --source scan
+              cairn files share --store field.sqlite 0b5e... ben
             """,
-        subcommands: [FilesUpload.self, FilesList.self, FilesDownload.self, FilesInfo.self, FilesDelete.self])
+        subcommands: [
+            FilesUpload.self, FilesList.self, FilesDownload.self, FilesInfo.self, FilesShare.self, FilesUnshare.self, FilesDelete.self,
+        ])
 
     /// A record field given as COLLECTION/ID/FIELD.
     static func attachment(_ text: String, option: String) throws -> FileAttachment {
@@ -42,6 +46,9 @@ struct FilesUpload: AsyncParsableCommand {
     @Option(name: .long, help: "A tag; repeat for several.") var tag: [String] = []
     @Flag(name: .long, help: "Make the file readable without a token.") var `public` = false
     @Option(name: .long, help: "Set this record field to the file once uploaded: COLLECTION/ID/FIELD.") var attach: String?
+    @Option(name: .long, help: "Where the file came from, in your words (camera, scan, import).") var source: String?
+    @Flag(name: .long, help: "Keep the file to its uploader, the project's admins and the users named by --share.") var `private` = false
+    @Option(name: .long, help: "A user who may also read the private file; repeat for several.") var share: [String] = []
 
     func run() async throws {
         let client = try await options.open(connect: true)
@@ -52,9 +59,12 @@ struct FilesUpload: AsyncParsableCommand {
             // The record must be local: fetch the server's records first.
             _ = try await CLIError.wrap("cannot sync before attaching") { try await client.pull([parsed.collection]) }
         }
+        guard share.isEmpty || `private` else { throw CLIError("--share names users who may read a private file: add --private") }
         let url = URL(fileURLWithPath: path)
+        let permissions = `private` ? FilePermissions(access: .private, sharedWith: share) : .project
         let localID = try CLIError.wrap("cannot queue \(path)") {
-            try client.files.upload(from: url, name: name, contentType: type, tags: tag, public: `public`, attachTo: target)
+            try client.files.upload(
+                from: url, name: name, contentType: type, tags: tag, public: `public`, attachTo: target, source: source, permissions: permissions)
         }
         let shown = Mutex<String?>(localID)
         try await TransferProgress.watching(client, id: { shown.withLock { $0 } }, label: "upload \(name ?? url.lastPathComponent)") {
@@ -135,6 +145,36 @@ struct FilesDownload: AsyncParsableCommand {
         // A hard link where the file system allows (no second copy of a large file); a decrypted copy otherwise.
         try await CLIError.wrap("cannot write \(destination.path)") { try await client.files.copy(id, to: destination) }
         print("\(destination.path)\t\(metadata.size) bytes\tsha256 \(metadata.sha256 ?? "")")
+    }
+}
+
+struct FilesShare: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "share", abstract: "Let named users read a private file (its uploader or an admin); prints its metadata as JSON.")
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The file id.") var id: String
+    @Argument(help: "The users to share it with.") var users: [String]
+
+    func run() async throws {
+        let client = try await options.open(connect: true)
+        let metadata = try await CLIError.wrap("cannot share file \(id)") { try await client.files.share(id, with: users) }
+        print(String(decoding: try CairnJSON.encode(metadata), as: UTF8.self))
+    }
+}
+
+struct FilesUnshare: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unshare", abstract: "Stop sharing a file with named users (its uploader or an admin); prints its metadata as JSON.")
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The file id.") var id: String
+    @Argument(help: "The users to take off.") var users: [String]
+
+    func run() async throws {
+        let client = try await options.open(connect: true)
+        let metadata = try await CLIError.wrap("cannot unshare file \(id)") { try await client.files.unshare(id, from: users) }
+        print(String(decoding: try CairnJSON.encode(metadata), as: UTF8.self))
     }
 }
 
