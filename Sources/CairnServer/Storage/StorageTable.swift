@@ -84,7 +84,8 @@ public struct StorageTable: Sendable, Hashable, CustomStringConvertible {
         [
             .text("name"), .text("content_type"), .integer("size"), .text("sha256", optional: true), .text("status"), .text("tags"),
             .boolean("public"), .real("created_at"), .real("updated_at"), .text("created_by"), .text("attach_to", optional: true),
-            .integer("attached_version", optional: true), .real("expires_at", optional: true),
+            .integer("attached_version", optional: true), .real("expires_at", optional: true), .text("source", optional: true),
+            .text("permissions", optional: true),
         ])
     /// When each user's sign-ins were last revoked (any user name: identity providers' users too).
     public static let signInRevocations = StorageTable(
