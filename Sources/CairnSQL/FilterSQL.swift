@@ -21,6 +21,9 @@ package struct FilterSQL<Dialect: SQLDialect> {
     let collection: CollectionSchema
     let idExpression: String
     let fieldExpression: (FieldSchema) -> FieldAccess
+    /// Reads a dotted name that is not a declared field (a field of a referenced record, `site.region`), or `nil` to
+    /// read it as a path inside a `json` field.
+    let pathExpression: ((String) throws(ErrorBody) -> (FieldSchema, FieldAccess)?)?
     let firstPosition: Int
     var arguments: [SQLArgument] = []
 
@@ -29,13 +32,16 @@ package struct FilterSQL<Dialect: SQLDialect> {
     ///   - idExpression: the SQL expression that reads the record id.
     ///   - firstPlaceholder: the position of the filter's first placeholder in the whole statement (1-based).
     ///   - fieldExpression: the SQL expression that reads a declared field (never called for `id`).
+    ///   - pathExpression: how to read a dotted name that is no declared field before it is read as a path inside a
+    ///     `json` field: the local store follows `reference` fields with it (`site.region`).
     package static func compile(
         _ filter: Filter, collection: CollectionSchema, dialect: Dialect, idExpression: String = "id", firstPlaceholder: Int = 1,
-        fieldExpression: @escaping (FieldSchema) -> FieldAccess
+        fieldExpression: @escaping (FieldSchema) -> FieldAccess,
+        pathExpression: ((String) throws(ErrorBody) -> (FieldSchema, FieldAccess)?)? = nil
     ) throws(ErrorBody) -> CompiledFilter {
         var compiler = FilterSQL(
             dialect: dialect, collection: collection, idExpression: idExpression, fieldExpression: fieldExpression,
-            firstPosition: firstPlaceholder)
+            pathExpression: pathExpression, firstPosition: firstPlaceholder)
         let sql = try compiler.compile(filter, depth: 0)
         return CompiledFilter(sql: sql, arguments: compiler.arguments)
     }
@@ -65,6 +71,8 @@ package struct FilterSQL<Dialect: SQLDialect> {
             } else if let declared = collection.field(named: name) {
                 field = declared
                 access = fieldExpression(declared)
+            } else if name.contains("."), let resolved = try pathExpression?(name) {
+                (field, access) = resolved
             } else if let path = try JSONFieldPath(name, in: collection) {
                 field = path.asField
                 access = dialect.descend(fieldExpression(path.field), into: path.keys)
@@ -106,7 +114,7 @@ package struct FilterSQL<Dialect: SQLDialect> {
             }
             return "(" + parts.joined(separator: " OR ") + ")"
         case .like:
-            guard field.type == .string || field.type == .file else { throw .validation("like works on string fields only", field: field.name) }
+            guard [.string, .file, .reference].contains(field.type) else { throw .validation("like works on string fields only", field: field.name) }
             guard case .string(let pattern) = value else { throw .validation("like takes a string pattern", field: field.name) }
             try Self.checkText(pattern, field)
             return dialect.like(column, pattern: bind(.text(pattern)))
@@ -125,7 +133,7 @@ package struct FilterSQL<Dialect: SQLDialect> {
     private mutating func comparison(_ field: FieldSchema, _ access: FieldAccess, _ symbol: String, _ value: JSONValue) throws(ErrorBody) -> String {
         let column = access.scalar
         switch field.type {
-        case .string, .file:
+        case .string, .file, .reference:
             guard case .string(let text) = value else { throw Self.mismatch(field, value) }
             try Self.checkText(text, field)
             return "(\(column) \(symbol) \(bind(.text(text))))"

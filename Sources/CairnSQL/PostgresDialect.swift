@@ -18,7 +18,7 @@ package struct PostgresDialect: SQLDialect {
         let text = "(\(document) ->> '\(field.name)')"
         let scalar: String
         switch field.type {
-        case .string, .file, .datetime: scalar = "(\(text) COLLATE \"C\")"
+        case .string, .file, .reference, .datetime: scalar = "(\(text) COLLATE \"C\")"
         case .integer, .number: scalar = "(CASE WHEN jsonb_typeof(\(json)) = 'number' THEN \(text)::numeric END)"
         case .boolean: scalar = "(CASE \(json) WHEN 'true'::jsonb THEN 1 WHEN 'false'::jsonb THEN 0 END)"
         case .json: scalar = text

@@ -25,7 +25,10 @@ struct LocalQuerySQL {
     /// Filters and sorts may name paths inside `json` fields (`address.city`). Throws `validation_failed` for a filter or
     /// sort on an undeclared field, and `invalid_argument` for a search on
     /// a collection without a full-text index or a negative limit.
-    init(_ query: Query, table: CollectionTable, fullTextFields: [String]?) throws {
+    ///
+    /// A filter may name a field of a referenced record (`site.region`, ``ReferencePath``), read from the table
+    /// `tables` gives for its collection.
+    init(_ query: Query, table: CollectionTable, fullTextFields: [String]?, tables: @escaping (String) -> CollectionTable? = { _ in nil }) throws {
         var from = "\(table.quotedName) AS t"
         var conditions: [String] = []
         var values: [DatabaseValue] = []
@@ -45,7 +48,8 @@ struct LocalQuerySQL {
             do {
                 compiled = try FilterSQL.compile(
                     filter, collection: table.schema, dialect: .sqlite, idExpression: "t.id",
-                    fieldExpression: { table.fieldAccess($0, qualifier: "t") })
+                    fieldExpression: { table.fieldAccess($0, qualifier: "t") },
+                    pathExpression: { name throws(ErrorBody) in try ReferencePath.resolve(name, from: table, qualifier: "t", tables: tables) })
             } catch {
                 throw CairnError(wrapping: error)
             }

@@ -88,6 +88,16 @@ struct QueueTable: StoreTable {
 
     // MARK: Enqueue and release
 
+    /// Whether a change of one of `records` is queued after position `sequence`.
+    private func queuedAfter(_ db: Database, _ sequence: Int64, _ records: [(collection: String, id: String)]) throws -> Bool {
+        for record in records {
+            let last = try Int64.fetchOne(
+                db, sql: "SELECT max(seq) FROM cairn_queue WHERE collection = ? AND record_id = ?", arguments: [record.collection, record.id])
+            if let last, last > sequence { return true }
+        }
+        return false
+    }
+
     /// Queues a change of a record in the caller's transaction, and says what happened to the queue.
     ///
     /// The change is folded into the record's newest queued change when `combining` allows its kind
@@ -100,14 +110,17 @@ struct QueueTable: StoreTable {
     ///   - localData: the record's data once the change is applied locally (for combining two patches).
     ///   - changeSet: the change set the change belongs to, if any.
     ///   - options: the write's upload group, custom tag and headers.
+    ///   - references: the records the change names in `reference` fields. A change is not folded into a queued one
+    ///     that would then be uploaded before one of them: the server checks that a reference's record exists.
     @discardableResult
     func enqueue(
         _ db: Database, collection: String, id: String, _ change: QueueCombiner.Change, base: Int64?,
         localData: [String: JSONValue] = [:], combining: QueueCombining, changeSet: String? = nil, options: WriteOptions = .none,
-        at date: Date
+        references: [(collection: String, id: String)] = [], at date: Date
     ) throws -> QueueCombiner.Outcome {
         let newest = try newest(db, collection: collection, id: id)
-        let mayFold = combining.allows(change.kind)
+        var mayFold = combining.allows(change.kind)
+        if mayFold, let newest, try queuedAfter(db, newest.sequence, references) { mayFold = false }
         // A change queued by an older app build keeps that build's shape: nothing is folded into it. Nor is a change
         // queued before an action call: the call's backend must see the record as it was when the call was made.
         let barrier = mayFold && newest != nil ? try QueuedActionTable().barrier(db) : 0

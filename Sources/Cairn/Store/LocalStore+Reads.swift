@@ -7,7 +7,8 @@ extension LocalStore {
     /// A query compiled for its collection's table (and full-text index), inside a read.
     func compile(_ db: Database, _ query: Query) throws -> LocalQuerySQL {
         let table = try self.table(query.collection)
-        return try LocalQuerySQL(query, table: table, fullTextFields: try localIndexes.fullTextFields(db, collection: table.name))
+        return try LocalQuerySQL(
+            query, table: table, fullTextFields: try localIndexes.fullTextFields(db, collection: table.name), tables: { try? self.table($0) })
     }
 
     func records(_ query: Query) throws -> [LocalRecord] {

@@ -74,7 +74,11 @@ extension LocalStore {
         let base = try shadows.begin(db, table: table, id: id, row: current)
         let outcome = try queue.enqueue(
             db, collection: name, id: id, QueueCombiner.Change(kind, payload), base: base, localData: newData ?? [:],
-            combining: configuration.combining, changeSet: changeSet, options: options, at: now)
+            combining: configuration.combining, changeSet: changeSet, options: options,
+            references: table.schema.referenceFields.compactMap { field in
+                guard let target = field.collection, case .string(let targetID)? = payload?[field.name] else { return nil }
+                return (target, targetID)
+            }, at: now)
 
         let version = current?.version ?? 0
         if let newData {

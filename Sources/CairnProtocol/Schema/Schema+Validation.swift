@@ -27,6 +27,7 @@ extension Schema {
                 guard fieldNames.insert(field.name).inserted else {
                     throw .validation("field \"\(collection.name).\(field.name)\" is listed twice", field: field.name)
                 }
+                try validateReference(field, of: collection)
             }
             if let text = collection.table {
                 let table = try TableName(parsing: text)
@@ -44,7 +45,40 @@ extension Schema {
     }
 }
 
+extension Schema {
+    /// A `reference` field names a collection of the schema, and a required one is not cleared by `nullify`; other
+    /// fields name neither a collection nor an `onDelete`.
+    private func validateReference(_ field: FieldSchema, of collection: CollectionSchema) throws(ErrorBody) {
+        let path = "\(collection.name).\(field.name)"
+        guard field.type == .reference else {
+            if field.collection != nil || field.onDelete != nil {
+                throw .validation("field \"\(path)\" is not a reference: collection and onDelete belong to reference fields", field: field.name)
+            }
+            return
+        }
+        guard let target = field.collection else {
+            throw .validation("reference field \"\(path)\" names no collection", field: field.name)
+        }
+        guard self.collection(named: target) != nil else {
+            throw .validation("reference field \"\(path)\" names \"\(target)\", which is not a collection of the schema", field: field.name)
+        }
+        if field.required, field.deletion == .nullify {
+            throw .validation("reference field \"\(path)\" is required, so deleting its record cannot clear it: use restrict or cascade", field: field.name)
+        }
+    }
+
+    /// The `reference` fields that name records of `collection`, with their collections.
+    public func references(to collection: String) -> [(collection: CollectionSchema, field: FieldSchema)] {
+        collections.flatMap { source in
+            source.fields.filter { $0.type == .reference && $0.collection == collection }.map { (source, $0) }
+        }
+    }
+}
+
 extension CollectionSchema {
+    /// Its `reference` fields.
+    public var referenceFields: [FieldSchema] { fields.filter { $0.type == .reference } }
+
     /// Checks record data against the declared field types; undeclared fields pass, `null` passes but for a
     /// required field.
     public func validate(data: [String: JSONValue]) throws(ErrorBody) {
@@ -94,7 +128,7 @@ extension FieldType {
         case (.integer, .integer): return true
         case (.integer, .number(let double)): return double.rounded() == double
         case (.datetime, .string(let text)): return RFC3339.isValid(text)
-        case (.file, .string(let id)): return Names.isValidID(id)
+        case (.file, .string(let id)), (.reference, .string(let id)): return Names.isValidID(id)
         default: return false
         }
     }
@@ -109,6 +143,7 @@ extension FieldType {
         case .datetime: return "an RFC 3339 date-time string"
         case .json: return "any JSON value"
         case .file: return "a file id"
+        case .reference: return "a record id"
         }
     }
 }

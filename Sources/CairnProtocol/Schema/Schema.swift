@@ -1,8 +1,9 @@
 /// The type of a schema field; the raw value is PROTOCOL.md's `type`.
 ///
-/// `string`, `integer`, `number`, `boolean`, `datetime` (an RFC 3339 string), `json` (any value) and `file` (a file id).
+/// `string`, `integer`, `number`, `boolean`, `datetime` (an RFC 3339 string), `json` (any value), `file` (a file id)
+/// and `reference` (the id of a record of another collection, ``FieldSchema/collection``).
 public enum FieldType: String, Codable, Sendable, CaseIterable {
-    case string, integer, number, boolean, datetime, json, file
+    case string, integer, number, boolean, datetime, json, file, reference
 }
 
 /// How the server settles a write made on a stale `baseVersion`.
@@ -23,15 +24,35 @@ public struct FieldSchema: Codable, Sendable, Hashable {
     public var type: FieldType
     /// Whether every live record must hold a value (not `null`) for it; `false` by default.
     public var required: Bool
+    /// For a `reference` field, the collection whose record it names; `nil` for other types.
+    public var collection: String?
+    /// For a `reference` field, what deleting the named record does to records naming it (``ReferenceAction``;
+    /// `restrict` when `nil`); `nil` for other types.
+    public var onDelete: ReferenceAction?
 
-    /// Declares a field: `FieldSchema(name: "due", type: .datetime)`.
-    public init(name: String, type: FieldType, required: Bool = false) {
+    /// Declares a field: `FieldSchema(name: "due", type: .datetime)`; a reference with
+    /// ``reference(_:to:onDelete:required:)``.
+    public init(name: String, type: FieldType, required: Bool = false, collection: String? = nil, onDelete: ReferenceAction? = nil) {
         self.name = name
         self.type = type
         self.required = required
+        self.collection = collection
+        self.onDelete = onDelete
     }
 
-    enum CodingKeys: String, CodingKey { case name, type, required }
+    /// A `reference` field naming a record of `collection`.
+    ///
+    /// ```swift
+    /// FieldSchema.reference("site", to: "sites", onDelete: .cascade)
+    /// ```
+    public static func reference(_ name: String, to collection: String, onDelete: ReferenceAction = .restrict, required: Bool = false) -> FieldSchema {
+        FieldSchema(name: name, type: .reference, required: required, collection: collection, onDelete: onDelete)
+    }
+
+    /// What deleting a referenced record does: ``onDelete``, or `restrict` when unset.
+    public var deletion: ReferenceAction { onDelete ?? .restrict }
+
+    enum CodingKeys: String, CodingKey { case name, type, required, collection, onDelete }
 
     /// Decodes a field object; an absent `required` reads as `false`.
     public init(from decoder: any Decoder) throws {
@@ -39,15 +60,30 @@ public struct FieldSchema: Codable, Sendable, Hashable {
         name = try container.decode(String.self, forKey: .name)
         type = try container.decode(FieldType.self, forKey: .type)
         required = try container.decodeIfPresent(Bool.self, forKey: .required) ?? false
+        collection = try container.decodeIfPresent(String.self, forKey: .collection)
+        onDelete = try container.decodeIfPresent(ReferenceAction.self, forKey: .onDelete)
     }
 
-    /// Encodes the field; `required` only when set.
+    /// Encodes the field; `required`, `collection` and `onDelete` only when set.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
         try container.encode(type, forKey: .type)
         if required { try container.encode(true, forKey: .required) }
+        try container.encodeIfPresent(collection, forKey: .collection)
+        try container.encodeIfPresent(onDelete, forKey: .onDelete)
     }
+}
+
+/// What deleting a record does to the records whose `reference` fields name it (a field's ``FieldSchema/onDelete``),
+/// in the delete's own transaction; the changes reach devices as ordinary changes.
+public enum ReferenceAction: String, Codable, Sendable, CaseIterable {
+    /// The delete is refused while a live record names it (`validation_failed`). The default.
+    case restrict
+    /// The field is cleared in every record naming it.
+    case nullify
+    /// Every record naming it is deleted too (and so on, by their own references).
+    case cascade
 }
 
 /// One collection of a project: its fields, indexes and conflict policy.

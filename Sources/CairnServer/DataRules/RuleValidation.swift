@@ -60,7 +60,7 @@ enum RuleValidation {
     /// A value every comparison with a field of `type` accepts.
     private static func sampleValue(for type: FieldType) -> JSONValue {
         switch type {
-        case .string, .file, .json: .string("sample")
+        case .string, .file, .reference, .json: .string("sample")
         case .integer, .number: .integer(1)
         case .boolean: .bool(true)
         case .datetime: .string("2026-01-01T00:00:00Z")

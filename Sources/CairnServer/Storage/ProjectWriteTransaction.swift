@@ -29,6 +29,9 @@ public protocol ProjectWriteTransaction: Sendable {
     /// change planned before the lock re-checks under it (see ``TransactionVersions/agree(with:reads:)``). A backend
     /// without a lighter query derives it from ``read(_:)``.
     func versions(_ reads: TransactionReads) async throws -> TransactionVersions
+    /// The ids of the live records of `collection` whose data's top-level `field` holds the string `id`, in id order:
+    /// the records a `reference` field makes depend on a record being deleted (``FieldSchema/onDelete``).
+    func liveReferrers(collection: String, field: String, id: String) async throws -> [String]
 }
 
 extension ProjectWriteTransaction {

@@ -10,6 +10,8 @@ struct BatchRun: Sendable {
     let prepared: [PreparedOperation]
     /// What the caller's data rules do not let it write; `nil` when none binds it.
     let writeGuard: WriteGuard?
+    /// The caller's read filters in the collections the batch names in `reference` fields (none when unbound).
+    let targetReadFilters: [String: Filter]
     /// The files the batch names that the caller may not read.
     let hiddenFiles: Set<String>
     /// The files the batch names whose upload is complete.
@@ -34,7 +36,7 @@ struct BatchRun: Sendable {
         if operation.op == .update, let data = operation.data, let current, !current.record.deleted {
             operation.data = translator.completingUpdate(data, stored: current.record.data, collection: operation.collection)
         }
-        switch try plan(operation, current: current, refusal: translation.refusals[index]) {
+        switch try plan(operation, current: current, refusal: translation.refusals[index], lookups: lookups) {
         case .write(let data, let deleted):
             // A create or update without top-level nulls commits the data as sent, whose text is made already.
             let asSent = BatchAnswer.commitsDataAsSent(sent, data: data)
@@ -63,6 +65,16 @@ struct BatchRun: Sendable {
         case .answered(let decided):
             answer = decided
         case .write(let row, let dataAsSent):
+            // Deleting a record others reference: their onDelete first decides whether it may go, and what follows it.
+            var followUps: [ReferenceDeletion.FollowUp] = []
+            if row.deleted, let previous = row.previous, !previous.record.deleted, !schema.references(to: row.collection).isEmpty {
+                switch try await ReferenceDeletion(schema: schema).followUps(of: row.collection, id: row.id, in: writer.transaction) {
+                case .failure(let refusal):
+                    return try await remember(.init(result: .rejected(operation.opId, refusal)), of: index, writer: &writer, lookups: &lookups)
+                case .success(let found):
+                    followUps = found
+                }
+            }
             let written = try await writer.write(row)
             var state = written.state
             // A tombstone written here remembers what it replaced, as one read back would.
@@ -70,8 +82,37 @@ struct BatchRun: Sendable {
                 state.lastLiveDataText = JSONValue.object(previous.record.data).jsonText()
             }
             lookups.wrote(state, collection: row.collection)
+            try await apply(followUps, writer: &writer, lookups: &lookups)
             answer = .applied(operation.opId, written.state.record, row: written.row, dataAsSent: dataAsSent)
         }
+        return try await remember(answer, of: index, writer: &writer, lookups: &lookups)
+    }
+
+    /// Writes the records a delete changes through `reference` fields (``ReferenceDeletion``), each at its own next
+    /// version, as ordinary changes.
+    private func apply(_ followUps: [ReferenceDeletion.FollowUp], writer: inout RecordWriter, lookups: inout BatchLookups) async throws {
+        guard !followUps.isEmpty else { return }
+        let ids = Dictionary(grouping: followUps, by: \.collection).mapValues { $0.map(\.id) }
+        let snapshot = try await writer.transaction.read(TransactionReads(records: ids))
+        var preparer = RowPreparer(schema: schema)
+        for followUp in followUps {
+            guard let row = snapshot.records[followUp.collection]?.first(where: { $0.id == followUp.id }), !row.deleted else { continue }
+            let current = try StoredRecordState(row)
+            var data = current.record.data
+            for field in followUp.cleared { data.removeValue(forKey: field) }
+            let prepared = preparer.prepare(
+                collection: followUp.collection, id: followUp.id, data: followUp.deleted ? [:] : data, deleted: followUp.deleted, previous: current)
+            var state = try await writer.write(prepared).state
+            if followUp.deleted { state.lastLiveDataText = row.dataText }
+            lookups.wrote(state, collection: followUp.collection)
+        }
+    }
+
+    /// Remembers operation `index`'s answer for replays (a replay is not remembered again) and shapes it for the build
+    /// that sent it.
+    private func remember(_ decided: BatchAnswer, of index: Int, writer: inout RecordWriter, lookups: inout BatchLookups) async throws -> BatchAnswer {
+        let operation = translation.operations[index]
+        var answer = decided
         if Names.isValidID(operation.opId) {
             let remembered = RememberedOperation(
                 opId: operation.opId, fingerprint: prepared[index].fingerprint, result: answer.storedText,
@@ -85,8 +126,9 @@ struct BatchRun: Sendable {
 
     /// What `operation` does: refused when it could not be translated, when the caller's rules refuse the record as
     /// stored (or it is a tombstone the caller may not see), when its files are not complete or not readable, or
+    /// when a `reference` field comes to name a record that is not there or not readable (``RecordReferences``), or
     /// when the rules refuse the record as changed; else ``BatchPlanner``'s plan.
-    func plan(_ operation: SyncOperation, current: StoredRecordState?, refusal: ErrorBody?) throws -> BatchPlan {
+    func plan(_ operation: SyncOperation, current: StoredRecordState?, refusal: ErrorBody?, lookups: BatchLookups) throws -> BatchPlan {
         if let refusal { return .reject(refusal) }
         // A record the caller may not write is refused before anything of it is compared or answered.
         if let writeGuard, let current {
@@ -105,6 +147,12 @@ struct BatchRun: Sendable {
         if let problem = FileReferences.problem(data, previous: current, collection: collection, completed: completedFiles)
             ?? FileReferences.unreadable(data, previous: current, collection: collection, hidden: hiddenFiles)
         {
+            return .reject(problem)
+        }
+        if let problem = try RecordReferences.problem(data, previous: current, collection: collection, lookups: lookups, mayRead: { target, id, data in
+            guard let filter = targetReadFilters[target], let targetSchema = schema.collection(named: target) else { return true }
+            return try RecordFilterEvaluator.shared().matches(filter, collection: targetSchema, id: id, dataText: JSONValue.object(data).jsonText())
+        }) {
             return .reject(problem)
         }
         if let writeGuard, let refusal = try writeGuard.refusal(collection: operation.collection, id: operation.id, data: data, state: "as changed") {

@@ -32,7 +32,7 @@ struct BatchService: Sendable {
         self.metrics = metrics
     }
 
-    /// A writer's push: ``apply(_:project:schema:user:now:writeGuard:hiddenFiles:schemaNumber:minimalAnswers:positionalAnswers:)``
+    /// A writer's push: ``apply(_:project:schema:user:now:writeGuard:targetReadFilters:hiddenFiles:schemaNumber:minimalAnswers:positionalAnswers:)``
     /// bound by the caller's data rules (what it may write, the files it may not read), counted in the metrics.
     func push(
         _ batch: BatchRequest, caller: ProjectAccess, now: Date, schemaNumber: Int?, minimalAnswers: Bool, positionalAnswers: Bool = false
@@ -41,6 +41,8 @@ struct BatchService: Sendable {
         let outcome = try await apply(
             batch, project: caller.project, schema: schema, user: caller.user, now: now,
             writeGuard: try await access.writeGuard(caller, schema: schema, collections: Set(batch.operations.map(\.collection))),
+            targetReadFilters: try await access.readFilters(
+                caller, schema: schema, collections: Set(RecordReferences.targets(batch.operations, schema: schema).keys)),
             hiddenFiles: try await access.hiddenFiles(FileReferences.ids(batch.operations, schema: schema), caller),
             schemaNumber: schemaNumber, minimalAnswers: minimalAnswers, positionalAnswers: positionalAnswers)
         metrics?.pushed(outcome.results)
@@ -57,19 +59,24 @@ struct BatchService: Sendable {
     ///   is answered without its opId too.
     /// - Parameter minimalAnswers: the client's `Prefer: return=minimal`: an applied write that committed the data as
     ///   sent is answered without its data (the client has it), unless the answer is translated for an old build.
+    /// - Parameter targetReadFilters: the caller's read filters in the collections the batch names in `reference`
+    ///   fields: it may only name records they let it read.
     func apply(
         _ batch: BatchRequest, project: String, schema: Schema, user: String, now: Date, writeGuard: WriteGuard? = nil,
-        hiddenFiles: Set<String> = [], schemaNumber: Int? = nil, minimalAnswers: Bool = false, positionalAnswers: Bool = false
+        targetReadFilters: [String: Filter] = [:], hiddenFiles: Set<String> = [], schemaNumber: Int? = nil, minimalAnswers: Bool = false,
+        positionalAnswers: Bool = false
     ) async throws -> BatchOutcome {
         let translation = try BatchTranslation(
             batch, history: try await evolution.history(project: project, current: schema), schemaNumber: schemaNumber)
         let fileIDs = FileReferences.ids(translation.operations, schema: schema)
         let run = BatchRun(
             schema: schema, translation: translation, prepared: translation.prepared(batch, user: user), writeGuard: writeGuard,
+            targetReadFilters: targetReadFilters,
             hiddenFiles: hiddenFiles, completedFiles: fileIDs.isEmpty ? [] : try await storage.completedFiles(project: project, ids: fileIDs),
             now: now)
-        let reads = BatchLookups.reads(translation.operations)
-        let early = try await decideEarly(run, reads: reads, project: project)
+        let reads = RecordReferences.reads(translation.operations, schema: schema, adding: BatchLookups.reads(translation.operations))
+        let early = RecordReferences.decidesUnderLock(translation.operations, schema: schema)
+            ? nil : try await decideEarly(run, reads: reads, project: project)
         let ended = try await commits.write(
             project: project, user: user, now: now, schema: schema,
             read: { transaction -> LockedRead in

@@ -38,7 +38,7 @@ struct ReportingViews: Sendable {
     static func typed(_ field: FieldSchema) -> String {
         let member = "j.d -> '\(field.name)'", kind = "jsonb_typeof(j.d -> '\(field.name)')"
         switch field.type {
-        case .string, .file: return "(CASE WHEN \(kind) = 'string' THEN j.d ->> '\(field.name)' END)"
+        case .string, .file, .reference: return "(CASE WHEN \(kind) = 'string' THEN j.d ->> '\(field.name)' END)"
         case .integer: return "(CASE WHEN \(kind) = 'number' AND abs((\(member))::numeric) < 9.2e18 THEN round((\(member))::numeric)::bigint END)"
         case .number: return "(CASE WHEN \(kind) = 'number' THEN (\(member))::double precision END)"
         case .boolean: return "(CASE WHEN \(kind) = 'boolean' THEN (\(member))::boolean END)"

@@ -23,7 +23,7 @@ struct TableColumn: Sendable, Hashable {
     /// `timestamp with time zone` or `jsonb`.
     static func naturalType(of type: FieldType) -> String {
         switch type {
-        case .string, .file: return "text"
+        case .string, .file, .reference: return "text"
         case .integer: return "bigint"
         case .number: return "double precision"
         case .boolean: return "boolean"
@@ -35,7 +35,7 @@ struct TableColumn: Sendable, Hashable {
     /// The column types an existing table may have for a field of `type`.
     static func acceptedTypes(for type: FieldType) -> Set<String> {
         switch type {
-        case .string, .file: return ["text", "character varying", "character"]
+        case .string, .file, .reference: return ["text", "character varying", "character"]
         case .integer: return ["bigint", "integer", "smallint"]
         case .number: return ["double precision", "real", "numeric"]
         case .boolean: return ["boolean"]
@@ -63,7 +63,7 @@ struct TableColumn: Sendable, Hashable {
     func value(from document: String) -> String {
         let member = "nullif(\(document) -> '\(field.name)', 'null'::jsonb)"
         switch field.type {
-        case .string, .file: return "(\(document) ->> '\(field.name)')"
+        case .string, .file, .reference: return "(\(document) ->> '\(field.name)')"
         case .integer, .number: return "(\(member))::numeric::\(sqlType)"
         case .boolean: return "(\(member))::boolean"
         case .datetime: return "(\(document) ->> '\(field.name)')::timestamptz"

@@ -9,7 +9,7 @@ extension CollectionTable {
     /// The column type of a field type.
     static func sqlType(_ type: FieldType) -> String {
         switch type {
-        case .string, .datetime, .json, .file: return "TEXT"
+        case .string, .datetime, .json, .file, .reference: return "TEXT"
         case .integer, .boolean: return "INTEGER"
         case .number: return "REAL"
         }

@@ -173,6 +173,19 @@ final class PostgresWriteTransaction: ProjectWriteTransaction {
         return (operations, records)
     }
 
+    func liveReferrers(collection: String, field: String, id: String) async throws -> [String] {
+        try await flush()
+        guard !PostgresStorage.holdsNUL(collection, id) else { return [] }
+        let rows = try await connection.query(
+            """
+            SELECT id FROM records WHERE project = \(project) AND collection = \(collection) AND NOT deleted
+            AND jsonb_typeof(data::jsonb -> \(field)) = 'string' AND (data::jsonb ->> \(field)) = \(id) ORDER BY id COLLATE "C"
+            """, logger: logger)
+        var ids: [String] = []
+        for try await referrer in rows.decode(String.self) { ids.append(referrer) }
+        return ids
+    }
+
     func setHeadVersion(_ version: Int64) async throws {
         guard projectExists else { return }
         try await connection.query("UPDATE projects SET head_version = \(version) WHERE name = \(project)", logger: logger)

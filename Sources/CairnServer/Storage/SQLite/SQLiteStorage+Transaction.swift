@@ -64,6 +64,16 @@ final class SQLiteWriteTransaction: ProjectWriteTransaction {
         return try await access { db, project in try lists.versions(db, project: project) }
     }
 
+    func liveReferrers(collection: String, field: String, id: String) async throws -> [String] {
+        try await access { db, project in
+            try String.fetchAll(
+                db, sql: """
+                    SELECT id FROM records WHERE project = ? AND collection = ? AND deleted = 0 AND json_extract(data, ?) = ?
+                    AND json_type(data, ?) = 'text' ORDER BY id
+                    """, arguments: [project, collection, "$.\(field)", id, "$.\(field)"])
+        }
+    }
+
     func setHeadVersion(_ version: Int64) async throws { pending.withLock { $0.append(.head(version)) } }
 
     func rememberOperation(_ operation: RememberedOperation, at time: Date) async throws {
