@@ -1,0 +1,96 @@
+"""References between records, checked from outside with the built `cairn` and urllib, as people would use them.
+
+Python's standard library only. It sets up a project whose `jobs` name `sites` (cascade) and whose `audits` name
+`sites` (restrict), starts `cairn serve` on a free port, and checks that:
+- `cairn put` of a job naming a site that does not exist syncs into the failed list with `validation_failed` naming
+  the field; a job, then its site, then the job naming the site, written offline, all upload;
+- `cairn query --where` follows the reference (`site.region`) in the local store;
+- an HTTP batch deleting a site an audit names is rejected (restrict), and once the audit is gone the delete cascades to
+  the site's jobs, which another store then pulls as deleted.
+
+Usage: python3 scripts/outside/references.py [path/to/cairn]   (default: $CAIRN, else .build/debug/cairn)
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import uuid
+
+from live_server import call, check, serve, set_up_project, stop, tool
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
+PASSWORD = "an outside password"
+SCHEMA = {"collections": [
+    {"name": "sites", "fields": [{"name": "name", "type": "string"}, {"name": "region", "type": "string"}]},
+    {"name": "jobs", "fields": [{"name": "title", "type": "string"},
+                                {"name": "site", "type": "reference", "collection": "sites", "onDelete": "cascade"}]},
+    {"name": "audits", "fields": [{"name": "site", "type": "reference", "collection": "sites", "onDelete": "restrict"}]},
+]}
+
+
+def main():
+    if not os.path.exists(CAIRN):
+        raise SystemExit("FAILED: no cairn binary at %s (build it, or pass its path)" % CAIRN)
+    work = tempfile.mkdtemp(prefix="cairn-references-")
+    server = None
+    try:
+        data = os.path.join(work, "data")
+        cairn, json_of = tool(CAIRN, PASSWORD)
+        set_up_project(cairn, data, work, "field", {"ana": "writer", "bob": "writer"}, SCHEMA)
+        server, base = serve(CAIRN, work, data)
+        ana = os.path.join(work, "ana.sqlite")
+        bob = os.path.join(work, "bob.sqlite")
+        cairn("sync", "--store", ana, "--server", base, "--project", "field", "--user", "ana")
+        cairn("sync", "--store", bob, "--server", base, "--project", "field", "--user", "bob")
+
+        print("== a reference to a record that does not exist is refused")
+        cairn("put", "--store", ana, "jobs", "j-0", json.dumps({"title": "lost", "site": "nowhere"}))
+        cairn("sync", "--store", ana)
+        failed = json_of("queue", "--store", ana, "--failed")["result"]["failed"]
+        check(len(failed) == 1 and failed[0]["recordId"] == "j-0" and failed[0]["error"]["code"] == "validation_failed"
+              and "site" in failed[0]["error"]["message"], "the job is in the failed list, naming the field", got=failed)
+        cairn("queue", "--store", ana, "--failed", "--discard")
+
+        print("== offline: a job, then its site, then the job naming it: all upload")
+        cairn("put", "--store", ana, "jobs", "j-1", json.dumps({"title": "north job"}))
+        cairn("put", "--store", ana, "sites", "s-1", json.dumps({"name": "North", "region": "north"}))
+        cairn("put", "--store", ana, "jobs", "j-1", json.dumps({"title": "north job", "site": "s-1"}))
+        cairn("put", "--store", ana, "sites", "s-2", json.dumps({"name": "South", "region": "south"}),)
+        cairn("put", "--store", ana, "jobs", "j-2", json.dumps({"title": "south job", "site": "s-2"}))
+        cairn("sync", "--store", ana)
+        check(json_of("queue", "--store", ana, "--failed")["result"]["failed"] == [], "nothing was refused")
+        north = json_of("query", "--store", ana, "--collection", "jobs", "--where",
+                        json.dumps({"field": "site.region", "op": "eq", "value": "north"}))
+        check([record["id"] for record in north["result"]["records"]] == ["j-1"], "cairn query --where follows site.region", got=north)
+
+        print("== restrict, then cascade, over HTTP")
+        status, tokens = call(base, "POST", "/v1/auth/login", body={"username": "bob", "password": PASSWORD})
+        check(status == 200, "bob signs in over HTTP", 200, status)
+        token = tokens["accessToken"]
+
+        def batch(*operations):
+            status, answer = call(base, "POST", "/v1/projects/field/batch", token,
+                                  body={"operations": [dict(op, opId=str(uuid.uuid4())) for op in operations]})
+            check(status == 200, "the batch is answered", 200, (status, answer))
+            return answer["results"]
+
+        results = batch({"collection": "audits", "id": "a-1", "op": "create", "data": {"site": "s-1"}})
+        check(results[0]["status"] == "applied", "an audit names s-1", got=results)
+        results = batch({"collection": "sites", "id": "s-1", "op": "delete"})
+        check(results[0]["status"] == "rejected" and results[0]["error"]["details"]["collection"] == "audits",
+              "deleting s-1 is refused while the audit names it (restrict)", got=results)
+        results = batch({"collection": "audits", "id": "a-1", "op": "delete"}, {"collection": "sites", "id": "s-1", "op": "delete"})
+        check([r["status"] for r in results] == ["applied", "applied"], "without the audit, s-1 is deleted", got=results)
+        cairn("sync", "--store", bob)
+        jobs = json_of("query", "--store", bob, "--collection", "jobs")["result"]["records"]
+        check([record["id"] for record in jobs] == ["j-2"], "the cascade deleted j-1; bob's store holds only j-2", got=jobs)
+        print("outside references: all checks passed")
+    finally:
+        stop(server)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
