@@ -73,6 +73,23 @@ struct SchemaTests {
         }
     }
 
+    @Test("PUT refuses a schema with a key no level knows: 422 naming its path and the nearest key, and nothing is stored")
+    func unknownKeys() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            let before = try await fixture.http.send(.GET, path, token: fixture.tokens["ada"]).decode(Schema.self)
+            let body: JSONValue = ["collections": [["name": "jobs", "confictPolicy": "reject", "fields": [["name": "t", "type": "string", "requird": true]]]]]
+            let reply = try await fixture.http.send(.PUT, path, token: fixture.tokens["ada"], json: body)
+            #expect(reply.status == 422)
+            let error = try reply.decode(ErrorEnvelope.self).error
+            #expect(error.code == .validationFailed && error.details?["field"] == "collections[0].confictPolicy")
+            #expect(error.details?["suggestion"] == "conflictPolicy")
+            #expect(error.message.contains("did you mean \"conflictPolicy\"?"), "\(error.message)")
+            let after = try await fixture.http.send(.GET, path, token: fixture.tokens["ada"]).decode(Schema.self)
+            #expect(after.version == before.version)
+        }
+    }
+
     @Test("PUT refuses malformed schemas with 422", arguments: [
         #"{"collections": [{"name": "Bad-Name", "fields": []}]}"#,
         #"{"collections": [{"name": "cairn_x", "fields": []}]}"#,

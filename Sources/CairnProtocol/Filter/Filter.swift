@@ -32,7 +32,7 @@ public indirect enum Filter: Sendable, Hashable {
 }
 
 extension Filter: Codable {
-    enum CodingKeys: String, CodingKey { case and, or, not, field, op, value }
+    enum CodingKeys: String, CodingKey, CaseIterable { case and, or, not, field, op, value }
 
     /// Decodes PROTOCOL.md's filter JSON: exactly `{"and"}`, `{"or"}`, `{"not"}` or `{"field", "op", "value"}` (a missing `value` is
     /// `null`); other key sets and unknown ops are a `DecodingError` that lists the valid forms.

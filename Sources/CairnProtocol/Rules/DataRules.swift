@@ -23,6 +23,8 @@ public struct DataRules: Codable, Sendable, Hashable {
 
     /// True when neither rule is set.
     public var isEmpty: Bool { read == nil && write == nil }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case read, write }
 }
 
 /// A value of a rule's condition that names the signed-in user's data: `{"param": "user.name"}`,

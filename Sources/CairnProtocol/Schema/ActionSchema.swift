@@ -30,7 +30,7 @@ public struct ActionSchema: Codable, Sendable, Hashable {
         self.role = role
     }
 
-    enum CodingKeys: String, CodingKey { case name, url, timeoutSeconds, role }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, url, timeoutSeconds, role }
 
     /// Decodes an action object; an absent `timeoutSeconds` reads as 10, an absent `role` as `writer`.
     public init(from decoder: any Decoder) throws {

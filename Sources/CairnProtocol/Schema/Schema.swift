@@ -52,7 +52,7 @@ public struct FieldSchema: Codable, Sendable, Hashable {
     /// What deleting a referenced record does: ``onDelete``, or `restrict` when unset.
     public var deletion: ReferenceAction { onDelete ?? .restrict }
 
-    enum CodingKeys: String, CodingKey { case name, type, required, collection, onDelete }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, type, required, collection, onDelete }
 
     /// Decodes a field object; an absent `required` reads as `false`.
     public init(from decoder: any Decoder) throws {
@@ -115,7 +115,7 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
         self.table = table
     }
 
-    enum CodingKeys: String, CodingKey { case name, fields, indexes, conflictPolicy, rules, table }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, fields, indexes, conflictPolicy, rules, table }
 
     /// Decodes a collection object; absent `fields` and `indexes` read as empty, an absent `conflictPolicy` as `reject`.
     public init(from decoder: any Decoder) throws {
@@ -181,7 +181,7 @@ public struct Schema: Codable, Sendable, Hashable {
         self.actions = actions
     }
 
-    enum CodingKeys: String, CodingKey { case version, collections, number, minimumSchemaVersion, migrations, actions }
+    enum CodingKeys: String, CodingKey, CaseIterable { case version, collections, number, minimumSchemaVersion, migrations, actions }
 
     /// Decodes a schema object; an absent `version` reads as `""`, absent `collections`, `migrations` and `actions`
     /// as empty, an absent `number` as 0.

@@ -62,12 +62,31 @@ public struct SchemaMigration: Codable, Sendable, Hashable {
         return .object(members)
     }
 
-    enum CodingKeys: String, CodingKey { case collection, rename, convert, drop, fill, policy }
-    struct Rename: Codable { var from: String; var to: String }
-    struct Convert: Codable { var field: String; var to: FieldType; var format: String? }
-    struct Drop: Codable { var field: String? }
-    struct Fill: Codable { var field: String; var value: JSONValue }
-    struct Policy: Codable { var to: ConflictPolicy }
+    enum CodingKeys: String, CodingKey, CaseIterable { case collection, rename, convert, drop, fill, policy }
+    struct Rename: Codable {
+        var from: String
+        var to: String
+        enum CodingKeys: String, CodingKey, CaseIterable { case from, to }
+    }
+    struct Convert: Codable {
+        var field: String
+        var to: FieldType
+        var format: String?
+        enum CodingKeys: String, CodingKey, CaseIterable { case field, to, format }
+    }
+    struct Drop: Codable {
+        var field: String?
+        enum CodingKeys: String, CodingKey, CaseIterable { case field }
+    }
+    struct Fill: Codable {
+        var field: String
+        var value: JSONValue
+        enum CodingKeys: String, CodingKey, CaseIterable { case field, value }
+    }
+    struct Policy: Codable {
+        var to: ConflictPolicy
+        enum CodingKeys: String, CodingKey, CaseIterable { case to }
+    }
 
     /// Decodes a step object: `collection` and exactly one of `rename`, `convert`, `drop`, `fill`, `policy`.
     public init(from decoder: any Decoder) throws {

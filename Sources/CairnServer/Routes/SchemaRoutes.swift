@@ -28,7 +28,10 @@ struct SchemaRoutes: ProjectRouteGroup {
             return try Response.json(schema, headers: [.eTag: etag])
         }
         routes.on(.put, "schema", requires: .admin) { request, context, caller in
-            let schema = try await request.decodeBody(Schema.self, context: context, limit: 1 << 20)
+            // A key no level of a schema knows is a typo: refused, naming it, before anything is decoded.
+            let document = try await request.decodeBody(JSONValue.self, context: context, limit: 1 << 20)
+            try SchemaKeys.check(document)
+            let schema = try CairnJSON.decode(Schema.self, from: Array(document.jsonText().utf8))
             try await access.checkTables(of: schema, replacing: try await access.schema(caller), context)
             let stored = try await admin.setSchema(project: caller.project, schema, migrate: false)
             if !stored.migrations.isEmpty {

@@ -185,8 +185,7 @@ struct AdminCommand: AsyncParsableCommand {
             let admin = try await options.admin()
             var schema: Schema
             if let file {
-                let data = try CLIError.wrap("cannot read the schema file \(file)") { try Data(contentsOf: URL(fileURLWithPath: file)) }
-                schema = try CLIError.wrap("the schema file \(file) is not a valid schema") { try CairnJSON.decode(Schema.self, from: data) }
+                schema = try SchemaFile.read(file)
             } else if minimumVersion != nil {
                 schema = try await CLIError.wrap("cannot read the schema of \(project)") {
                     guard let current = try await admin.storage.schema(project: project) else {

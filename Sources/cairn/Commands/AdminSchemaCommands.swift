@@ -25,8 +25,7 @@ extension AdminCommand {
             var file: String
 
             func run() async throws {
-                let data = try CLIError.wrap("cannot read the schema file \(file)") { try Data(contentsOf: URL(fileURLWithPath: file)) }
-                let schema = try CLIError.wrap("the schema file \(file) is not a valid schema") { try CairnJSON.decode(Schema.self, from: data) }
+                let schema = try SchemaFile.read(file)
                 let admin = try await options.admin()
                 let diff = try await CLIError.wrap("cannot compare with the schema of \(project)") { try await admin.schemaDiff(project: project, schema) }
                 for change in diff.changes {
@@ -66,6 +65,20 @@ extension AdminCommand {
                     print("current schema number \(current.number); app builds from number \(current.minimumSchemaVersion ?? 0) may sync")
                 }
             }
+        }
+    }
+}
+
+/// A schema file as `cairn admin set-schema` and `schema diff` read it: JSON whose every key Cairn knows
+/// (``SchemaKeys``), decoded.
+enum SchemaFile {
+    /// The schema in `file`; a clear error for an unreadable file, a key no schema level knows (with the nearest known
+    /// one), or a wrong shape.
+    static func read(_ file: String) throws -> Schema {
+        let data = try CLIError.wrap("cannot read the schema file \(file)") { try Data(contentsOf: URL(fileURLWithPath: file)) }
+        return try CLIError.wrap("the schema file \(file) is not a valid schema") {
+            try SchemaKeys.check(try JSONValue(parsing: Array(data)))
+            return try CairnJSON.decode(Schema.self, from: data)
         }
     }
 }
