@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from live_server import call, check, serve, set_up_project, stop, tool
+from live_server import call, check, serve, set_up_project, stop, stores, tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -47,10 +47,7 @@ def main():
         set_up_project(cairn, data, work, "field", {"ana": "writer", "bob": "writer", "ada": "admin"}, SCHEMA)
         server, base = serve(CAIRN, work, data)
 
-        ana = os.path.join(work, "ana.sqlite")
-        bob = os.path.join(work, "bob.sqlite")
-        cairn("sync", "--store", ana, "--server", base, "--project", "field", "--user", "ana")
-        cairn("sync", "--store", bob, "--server", base, "--project", "field", "--user", "bob")
+        ana, bob = stores(cairn, work, base, ["ana", "bob"]).values()
 
         print("== cairn put --group --tag, and cairn queue selecting by group, tag and data")
         cairn("put", "--store", ana, "--group", "visit-1", "--tag", "inspection/4.2", "findings", "f-1",

@@ -87,6 +87,16 @@ def set_up_project(run, data, work, project, users, schema):
     run("admin", "--data", data, "set-schema", "--project", project, schema_path)
 
 
+def stores(run, work, base, users, project="field"):
+    """With `run` from ``tool``: a store file in `work` for each of `users`, each signed in to `project` on `base` by
+    a first `cairn sync`; returns {user: path}."""
+    paths = {}
+    for user in users:
+        paths[user] = os.path.join(work, user + ".sqlite")
+        run("sync", "--store", paths[user], "--server", base, "--project", project, "--user", user)
+    return paths
+
+
 def stop(process, timeout=15):
     """Ends a process this check started, also when a step failed: SIGTERM, up to `timeout` seconds to exit, then
     SIGKILL. Does nothing for None or a process that already ended."""

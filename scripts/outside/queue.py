@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-from live_server import call, check, serve, set_up_project, stop, tool
+from live_server import call, check, serve, set_up_project, stop, stores, tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -42,10 +42,7 @@ def main():
 
         server, base = serve(CAIRN, work, data)
 
-        ana = os.path.join(work, "ana.sqlite")
-        bob = os.path.join(work, "bob.sqlite")
-        cairn("sync", "--store", ana, "--server", base, "--project", "field", "--user", "ana")
-        cairn("sync", "--store", bob, "--server", base, "--project", "field", "--user", "bob")
+        ana, bob = stores(cairn, work, base, ["ana", "bob"]).values()
 
         print("== cairn queue: the pending list, filtered, and a selection cancelled")
         for index in range(1, 6):

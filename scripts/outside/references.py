@@ -17,7 +17,7 @@ import sys
 import tempfile
 import uuid
 
-from live_server import call, check, serve, set_up_project, stop, tool
+from live_server import call, check, serve, set_up_project, stop, stores, tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CAIRN", os.path.join(ROOT, ".build", "debug", "cairn"))
@@ -40,10 +40,7 @@ def main():
         cairn, json_of = tool(CAIRN, PASSWORD)
         set_up_project(cairn, data, work, "field", {"ana": "writer", "bob": "writer"}, SCHEMA)
         server, base = serve(CAIRN, work, data)
-        ana = os.path.join(work, "ana.sqlite")
-        bob = os.path.join(work, "bob.sqlite")
-        cairn("sync", "--store", ana, "--server", base, "--project", "field", "--user", "ana")
-        cairn("sync", "--store", bob, "--server", base, "--project", "field", "--user", "bob")
+        ana, bob = stores(cairn, work, base, ["ana", "bob"]).values()
 
         print("== a reference to a record that does not exist is refused")
         cairn("put", "--store", ana, "jobs", "j-0", json.dumps({"title": "lost", "site": "nowhere"}))

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 
+import live_server
 from live_server import call, check, serve, set_up_project, stop, tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -35,9 +36,7 @@ def main():
         cairn, json_of = tool(CAIRN, PASSWORD)
         set_up_project(cairn, data, work, "field", {"ana": "writer", "bob": "writer", "carl": "writer", "ada": "admin"}, SCHEMA)
         server, base = serve(CAIRN, work, data)
-        stores = {user: os.path.join(work, user + ".sqlite") for user in ["ana", "bob", "carl"]}
-        for user, store in stores.items():
-            cairn("sync", "--store", store, "--server", base, "--project", "field", "--user", user)
+        stores = live_server.stores(cairn, work, base, ["ana", "bob", "carl"])
 
         def token(user):
             status, tokens = call(base, "POST", "/v1/auth/login", body={"username": user, "password": PASSWORD})

@@ -102,6 +102,8 @@ public struct FileMetadata: Codable, Sendable, Hashable, Identifiable {
         case uploadUrl, uploadOffset, expiresAt, source, permissions
     }
 
+    /// Decodes metadata as a server answers it; a server from before sources and permissions leaves them out, and
+    /// they read as `nil` and project-wide.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)

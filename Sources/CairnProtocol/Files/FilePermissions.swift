@@ -23,6 +23,7 @@ public struct FilePermissions: Codable, Sendable, Hashable {
     /// Project-wide: every file created without permissions, and every file stored before they existed.
     public static let project = FilePermissions()
 
+    /// Decodes permissions; an absent `access` reads as `project`, absent `sharedWith` as none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         access = try container.decodeIfPresent(FileAccess.self, forKey: .access) ?? .project

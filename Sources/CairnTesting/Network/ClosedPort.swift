@@ -32,8 +32,9 @@ public func withClosedLoopbackPort<T>(_ body: (Int) async throws -> T) async thr
     return try await body(port)
 }
 
-/// A TCP socket bound to a free port of 127.0.0.1 (not listening), and that port.
-private func boundLoopbackSocket() throws -> (descriptor: Int32, port: Int) {
+/// A TCP socket bound to a free port of 127.0.0.1 (not listening yet), and that port: call `listen` on it for a
+/// server of a test's own.
+public func boundLoopbackSocket() throws -> (descriptor: Int32, port: Int) {
     #if canImport(Glibc)
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else

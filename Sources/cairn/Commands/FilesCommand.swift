@@ -156,9 +156,14 @@ struct FilesShare: AsyncParsableCommand {
     @Argument(help: "The file id.") var id: String
     @Argument(help: "The users to share it with.") var users: [String]
 
-    func run() async throws {
+    func run() async throws { try await Self.change(options, id, users, adding: true) }
+
+    /// Adds `users` to (or, not `adding`, takes them off) the file's shared users, and prints its metadata.
+    static func change(_ options: StoreOptions, _ id: String, _ users: [String], adding: Bool) async throws {
         let client = try await options.open(connect: true)
-        let metadata = try await CLIError.wrap("cannot share file \(id)") { try await client.files.share(id, with: users) }
+        let metadata = try await CLIError.wrap("cannot \(adding ? "share" : "unshare") file \(id)") {
+            adding ? try await client.files.share(id, with: users) : try await client.files.unshare(id, from: users)
+        }
         print(String(decoding: try CairnJSON.encode(metadata), as: UTF8.self))
     }
 }
@@ -171,11 +176,7 @@ struct FilesUnshare: AsyncParsableCommand {
     @Argument(help: "The file id.") var id: String
     @Argument(help: "The users to take off.") var users: [String]
 
-    func run() async throws {
-        let client = try await options.open(connect: true)
-        let metadata = try await CLIError.wrap("cannot unshare file \(id)") { try await client.files.unshare(id, from: users) }
-        print(String(decoding: try CairnJSON.encode(metadata), as: UTF8.self))
-    }
+    func run() async throws { try await FilesShare.change(options, id, users, adding: false) }
 }
 
 struct FilesInfo: AsyncParsableCommand {

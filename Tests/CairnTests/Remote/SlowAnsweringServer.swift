@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CairnTesting
 import Foundation
 import Glibc
 
@@ -10,20 +11,9 @@ final class SlowAnsweringServer: @unchecked Sendable {
     private let thread: Thread
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(listener, 8) == 0 else { Glibc.close(listener); throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let (listener, port) = try boundLoopbackSocket()
+        guard listen(listener, 8) == 0 else { Glibc.close(listener); throw POSIXError(.EADDRINUSE) }
+        self.port = port
         self.listener = listener
         thread = Thread {
             // The request's connection and the probe's may come in either order: the one that sends bytes is the

@@ -6,7 +6,7 @@ import Testing
 
 /// What ``URLSessionTransport`` adds over URLSession, checked on it whatever transport the suite's clients use: a
 /// server that accepts and never answers, cancellation, and upload progress as the bytes go.
-@Suite("URLSessionTransport")
+@Suite("URLSessionTransport", .timeLimit(.minutes(20)))
 struct URLSessionTransportTests {
     /// A server behind a proxy whose next connection is accepted and never answered.
     static func silentServer() async throws -> (Fixture, FaultProxy) {
@@ -43,7 +43,10 @@ struct URLSessionTransportTests {
         let server = try SlowAnsweringServer()
         defer { server.close() }
         let transport = URLSessionTransport(configuration: .ephemeral, connectTimeout: .milliseconds(300))
-        let response = try await transport.send(TransportRequest(method: "GET", url: server.url.appendingPathComponent("health")))
+        // A request timeout no busy machine reaches: on a suite that keeps both cores busy the transport's check may
+        // run late, and only a failure as unreachable (the defect) or a hang (the suite's time limit) fails this.
+        let response = try await transport.send(
+            TransportRequest(method: "GET", url: server.url.appendingPathComponent("health"), timeout: .seconds(3600)))
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == "slow")
     }
