@@ -47,7 +47,7 @@ def main():
         cairn("sync", "--store", ana)
         failed = json_of("queue", "--store", ana, "--failed")["result"]["failed"]
         check(len(failed) == 1 and failed[0]["recordId"] == "j-0" and failed[0]["error"]["code"] == "validation_failed"
-              and "site" in failed[0]["error"]["message"], "the job is in the failed list, naming the field", got=failed)
+              and failed[0]["error"]["details"]["field"] == "site", "the job is in the failed list, naming the field", got=failed)
         cairn("queue", "--store", ana, "--failed", "--discard")
 
         print("== offline: a job, then its site, then the job naming it: all upload")

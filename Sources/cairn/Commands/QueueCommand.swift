@@ -76,7 +76,8 @@ struct QueueCommand: AsyncParsableCommand {
             result = ["failed": .array(try client.failedOperations(filter).map { operation in
                 ["id": .integer(operation.id), "opId": .string(operation.opId), "collection": .string(operation.collection),
                  "recordId": .string(operation.recordID), "kind": .string(operation.kind.rawValue),
-                 "error": ["code": .string(operation.error.code.rawValue), "message": .string(operation.error.message)],
+                 "error": .object(["code": .string(operation.error.code.rawValue), "message": .string(operation.error.message)]
+                    .merging(operation.error.details.map { ["details": .object($0)] } ?? [:]) { first, _ in first }),
                  "failedAt": .string(RFC3339.string(from: operation.failedAt))]
             })]
         } else {
