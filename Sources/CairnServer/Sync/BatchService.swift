@@ -74,8 +74,9 @@ struct BatchService: Sendable {
             targetReadFilters: targetReadFilters,
             hiddenFiles: hiddenFiles, completedFiles: fileIDs.isEmpty ? [] : try await storage.completedFiles(project: project, ids: fileIDs),
             now: now)
-        let reads = RecordReferences.reads(translation.operations, schema: schema, adding: BatchLookups.reads(translation.operations))
-        let early = RecordReferences.decidesUnderLock(translation.operations, schema: schema)
+        let targets = RecordReferences.targets(translation.operations, schema: schema)
+        let reads = RecordReferences.reads(targets, adding: BatchLookups.reads(translation.operations))
+        let early = RecordReferences.decidesUnderLock(translation.operations, targets: targets, schema: schema)
             ? nil : try await decideEarly(run, reads: reads, project: project)
         let ended = try await commits.write(
             project: project, user: user, now: now, schema: schema,

@@ -21,17 +21,13 @@ struct URLSessionTransportTests {
         let (fixture, proxy) = try await Self.silentServer()
         try await withCleanup({ await proxy.stop(); await fixture.stop() }) {
             let transport = URLSessionTransport(configuration: .ephemeral, connectTimeout: .milliseconds(400))
-            let start = ContinuousClock.now
             let error = await #expect(throws: CairnError.self) {
                 _ = try await transport.send(
                     TransportRequest(method: "GET", url: proxy.baseURL.appendingPathComponent("health"), timeout: .seconds(2)))
             }
-            let elapsed = ContinuousClock.now - start
             // The proxy took the connection, so the server is reachable: not network_unavailable at the connect timeout.
             #expect(error?.code == .timedOut, "\(String(describing: error))")
             #expect(error?.isRetryable == true)
-            // Not before the request's timeout (a lower bound: a busy machine only makes it later).
-            #expect(elapsed >= .milliseconds(1900), "\(elapsed)")
         }
     }
 

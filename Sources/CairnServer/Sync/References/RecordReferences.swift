@@ -4,7 +4,7 @@ import CairnProtocol
 /// the field's collection that its writer may read. A value the record already holds is not checked again.
 ///
 /// The records a batch names are read with its own records, under the project's write lock when the batch names a
-/// record it also writes or deletes from a referenced collection (``decidesUnderLock(_:schema:)``), so a target
+/// record it also writes or deletes from a referenced collection (``decidesUnderLock(_:targets:schema:)``), so a target
 /// created earlier in the same batch counts, and one deleted meanwhile does not.
 enum RecordReferences {
     /// The records `operations` name in `reference` fields, by collection.
@@ -19,10 +19,10 @@ enum RecordReferences {
         return targets.mapValues { $0.sorted() }
     }
 
-    /// `reads` with the records the batch names in `reference` fields.
-    static func reads(_ operations: [SyncOperation], schema: Schema, adding reads: TransactionReads) -> TransactionReads {
+    /// `reads` with `targets`, the records the batch names in `reference` fields (``targets(_:schema:)``).
+    static func reads(_ targets: [String: [String]], adding reads: TransactionReads) -> TransactionReads {
         var merged = reads
-        for (collection, ids) in targets(operations, schema: schema) {
+        for (collection, ids) in targets {
             let known = Set(merged.records[collection] ?? [])
             merged.records[collection, default: []] += ids.filter { !known.contains($0) }
         }
@@ -32,10 +32,10 @@ enum RecordReferences {
     /// Whether the batch must decide each operation after the one before it committed: it names in a reference a
     /// record it also writes, or deletes (or may delete) records that other records reference, whose `onDelete`
     /// changes records the batch may touch next.
-    static func decidesUnderLock(_ operations: [SyncOperation], schema: Schema) -> Bool {
-        let named = targets(operations, schema: schema)
+    /// `targets` are the records the batch names in `reference` fields (``targets(_:schema:)``).
+    static func decidesUnderLock(_ operations: [SyncOperation], targets: [String: [String]], schema: Schema) -> Bool {
         for operation in operations {
-            if named[operation.collection]?.contains(operation.id) == true { return true }
+            if targets[operation.collection]?.contains(operation.id) == true { return true }
             if operation.op == .delete, !schema.references(to: operation.collection).isEmpty { return true }
         }
         return false
