@@ -101,6 +101,9 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
     /// The PostgreSQL table, `SCHEMA.NAME`, that holds the collection's records as rows with one column per field
     /// (PostgreSQL backend only); `nil`: Cairn keeps them itself. See ``TableName``.
     public var table: String?
+    /// The collections its `reference` fields name, by field, as ``Schema/collection(named:)`` returns them: what data
+    /// rules that follow a reference (`site.region`) read. Not part of the schema's JSON, equality or hash.
+    package var referencedCollections: [String: CollectionSchema] = [:]
 
     /// Declares a collection; with no indexes, the `reject` policy, no rules and no table unless given.
     public init(
@@ -142,6 +145,22 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
 
     /// The field named `name`, if declared.
     public func field(named name: String) -> FieldSchema? { fields.first { $0.name == name } }
+
+    /// Whether both declare the same collection (``referencedCollections`` aside).
+    public static func == (lhs: CollectionSchema, rhs: CollectionSchema) -> Bool {
+        lhs.name == rhs.name && lhs.fields == rhs.fields && lhs.indexes == rhs.indexes && lhs.conflictPolicy == rhs.conflictPolicy
+            && lhs.rules == rhs.rules && lhs.table == rhs.table
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(fields)
+        hasher.combine(indexes)
+        hasher.combine(conflictPolicy)
+        hasher.combine(rules)
+        hasher.combine(table)
+    }
 }
 
 /// A project's schema.
@@ -208,7 +227,18 @@ public struct Schema: Codable, Sendable, Hashable {
     }
 
     /// The collection named `name`, if any.
-    public func collection(named name: String) -> CollectionSchema? { collections.first { $0.name == name } }
+    ///
+    /// The collection returned knows the collections its `reference` fields name (one step), so a filter on it may
+    /// read their fields (`site.region`).
+    public func collection(named name: String) -> CollectionSchema? {
+        guard var found = collections.first(where: { $0.name == name }) else { return nil }
+        for field in found.fields where field.type == .reference {
+            if let target = field.collection, let referenced = collections.first(where: { $0.name == target }) {
+                found.referencedCollections[field.name] = referenced
+            }
+        }
+        return found
+    }
 
     /// The action named `name`, if declared.
     public func action(named name: String) -> ActionSchema? { actions.first { $0.name == name } }

@@ -23,7 +23,7 @@ extension AccessControl {
     private func someLiveRecord(
         of schema: Schema, holds file: StoredFile, _ caller: ProjectAccess, _ allowed: (RecordScope) -> Filter?
     ) async throws -> Bool {
-        for collection in schema.collections {
+        for collection in schema.collections.compactMap({ schema.collection(named: $0.name) }) {
             let fileFields = collection.fields.filter { $0.type == .file }
             guard !fileFields.isEmpty else { continue }
             let holdsFile = Filter.or(fileFields.map { .condition($0.name, .eq, .string(file.id)) })
@@ -101,9 +101,12 @@ extension AccessControl {
         guard let row = try await storage.liveRow(project: caller.project, collection: collection, id: id) else { return }
         guard case .object(var data) = try JSONValue(parsing: Array(row.dataText.utf8)) else { return }
         let evaluator = try RecordFilterEvaluator.shared()
-        let before = try evaluator.matches(write, collection: collection, id: id, dataText: row.dataText)
+        let referenced = try await FollowedReference.records(namedBy: data, in: collection, project: caller.project, storage: storage)
+        let before = try evaluator.matches(write, collection: collection, id: id, dataText: row.dataText, referenced: referenced)
         for (field, value) in fields { data[field] = value }
-        guard before, try evaluator.matches(write, collection: collection, id: id, dataText: JSONValue.object(data).jsonText()) else {
+        guard before,
+            try evaluator.matches(write, collection: collection, id: id, dataText: JSONValue.object(data).jsonText(), referenced: referenced)
+        else {
             throw ErrorBody(
                 code: .forbidden, message: "Your data rules do not let you attach a file to \(name) \"\(id)\"",
                 details: ["collection": .string(name), "id": .string(id)])

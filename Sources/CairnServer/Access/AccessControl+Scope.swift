@@ -27,12 +27,11 @@ extension AccessControl {
         return RecordScope(collection: collection, subject: try await subject(access))
     }
 
-    /// The write rules binding the caller in `collections`; `nil` when none does.
     /// The read filters that bind the caller in `collections`, by collection (none for an unbound caller): which
     /// records it may name in a `reference` field.
     func readFilters(_ access: ProjectAccess, schema: Schema, collections: Set<String>) async throws -> [String: Filter] {
         guard access.isBound, !collections.isEmpty else { return [:] }
-        let bound = schema.collections.filter { collections.contains($0.name) && $0.rules?.read != nil }
+        let bound = collections.sorted().compactMap(schema.collection(named:)).filter { $0.rules?.read != nil }
         guard !bound.isEmpty else { return [:] }
         let subject = try await subject(access)
         var filters: [String: Filter] = [:]
@@ -40,9 +39,10 @@ extension AccessControl {
         return filters
     }
 
+    /// The write rules binding the caller in `collections`; `nil` when none does.
     func writeGuard(_ access: ProjectAccess, schema: Schema, collections: Set<String>) async throws -> WriteGuard? {
         guard access.isBound else { return nil }
-        let bound = schema.collections.filter { collections.contains($0.name) && $0.rules != nil }
+        let bound = collections.sorted().compactMap(schema.collection(named:)).filter { $0.rules != nil }
         guard !bound.isEmpty else { return nil }
         let subject = try await subject(access)
         var filters: [String: Filter] = [:]

@@ -48,9 +48,7 @@ enum RuleBinding {
 
     /// Whether the filter compiles against the collection: its values fit their fields' types.
     static func fits(_ filter: Filter, collection: CollectionSchema) -> Bool {
-        (try? FilterSQL.compile(filter, collection: collection, dialect: .sqlite) { field in
-            SQLiteDialect().jsonMember(field.name, of: "data")
-        }) != nil
+        (try? RecordFilterEvaluator.compile(filter, collection: collection)) != nil
     }
 }
 

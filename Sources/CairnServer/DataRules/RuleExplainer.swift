@@ -5,16 +5,19 @@ import CairnProtocol
 struct RuleExplainer {
     let evaluator: RecordFilterEvaluator
 
-    /// The explanation for `subject` (`nil` role: not a member) and the live record `row` (`nil`: none).
-    func explain(collection: CollectionSchema, id: String, row: FeedRow?, subject: RuleSubject?) throws -> RuleExplanation {
+    /// The explanation for `subject` (`nil` role: not a member) and the live record `row` (`nil`: none), whose
+    /// `reference` fields name the live records `referenced` (JSON text by collection and id).
+    func explain(
+        collection: CollectionSchema, id: String, row: FeedRow?, subject: RuleSubject?, referenced: [String: [String: String]] = [:]
+    ) throws -> RuleExplanation {
         let claims = subject?.claims ?? [:]
         var explanation = RuleExplanation(
             user: subject?.user ?? "", role: subject?.role, claims: claims, collection: collection.name, id: id, version: row?.version,
             read: .init(allowed: false, rule: nil, bound: nil, reason: "", conditions: []),
             write: .init(allowed: false, rule: nil, bound: nil, reason: "", conditions: []))
         let rules = collection.rules
-        explanation.read = try verdict("read", rule: rules?.read, collection: collection, id: id, row: row, subject: subject)
-        explanation.write = try verdict("write", rule: rules?.write, collection: collection, id: id, row: row, subject: subject)
+        explanation.read = try verdict("read", rule: rules?.read, collection: collection, id: id, row: row, subject: subject, referenced: referenced)
+        explanation.write = try verdict("write", rule: rules?.write, collection: collection, id: id, row: row, subject: subject, referenced: referenced)
         if explanation.write.allowed && !explanation.read.allowed {
             explanation.write.allowed = false
             explanation.write.reason += "; but writing also needs the read rule, which does not match"
@@ -27,7 +30,8 @@ struct RuleExplainer {
     }
 
     private func verdict(
-        _ kind: String, rule: Filter?, collection: CollectionSchema, id: String, row: FeedRow?, subject: RuleSubject?
+        _ kind: String, rule: Filter?, collection: CollectionSchema, id: String, row: FeedRow?, subject: RuleSubject?,
+        referenced: [String: [String: String]]
     ) throws -> RuleExplanation.Verdict {
         guard let subject else {
             return .init(allowed: false, rule: rule, bound: nil, reason: "not a member of the project", conditions: [])
@@ -43,7 +47,7 @@ struct RuleExplainer {
         }
         var nodes: [(path: String, rule: Filter, bound: Filter)] = []
         collect(rule, path: kind, collection: collection, subject: subject, into: &nodes)
-        let results = try evaluator.evaluate(nodes.map(\.bound), collection: collection, id: id, dataText: row.dataText)
+        let results = try evaluator.evaluate(nodes.map(\.bound), collection: collection, id: id, dataText: row.dataText, referenced: referenced)
         var decisive = Set<String>()
         mark(rule, path: kind, results: Dictionary(uniqueKeysWithValues: zip(nodes.map(\.path), results)), into: &decisive)
         let allowed = results[0]

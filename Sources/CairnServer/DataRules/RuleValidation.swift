@@ -11,16 +11,14 @@ import CairnSQL
 enum RuleValidation {
     /// Checks every collection's rules.
     static func check(_ schema: Schema) throws(ErrorBody) {
-        for collection in schema.collections {
-            guard let rules = collection.rules else { continue }
+        for declared in schema.collections {
+            guard let rules = declared.rules, let collection = schema.collection(named: declared.name) else { continue }
             for (kind, rule) in [("read", rules.read), ("write", rules.write)] {
                 guard let rule else { continue }
                 let place = "\(collection.name).rules.\(kind)"
                 let sample = try withSampleValues(rule, collection: collection, place: place)
                 do {
-                    _ = try FilterSQL.compile(sample, collection: collection, dialect: .sqlite) { field in
-                        SQLiteDialect().jsonMember(field.name, of: "data")
-                    }
+                    _ = try RecordFilterEvaluator.compile(sample, collection: collection)
                 } catch {
                     throw ErrorBody.validation("\(place): \(error.message)", field: place)
                 }
@@ -45,7 +43,9 @@ enum RuleValidation {
             let sample: JSONValue
             switch parameter {
             case .userName, .userRole: sample = .string("sample")
-            case .claim: sample = sampleValue(for: collection.field(named: field)?.type ?? .string)
+            case .claim:
+                let followed = (try? FollowedReference(field, in: collection))??.field
+                sample = sampleValue(for: (collection.field(named: field) ?? followed)?.type ?? .string)
             }
             return .condition(field, op, op == .in ? .array([sample]) : sample)
         }

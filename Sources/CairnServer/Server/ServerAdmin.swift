@@ -118,8 +118,13 @@ public struct ServerAdmin: Sendable {
             }
         }
         let row = try await storage.liveRow(project: project, collection: collectionSchema, id: id)
+        // The records it names, which rules that follow a reference (`site.region`) read.
+        var referenced: [String: [String: String]] = [:]
+        if let row, let data = (try? JSONValue(parsing: Data(row.dataText.utf8)))?.objectValue {
+            referenced = try await FollowedReference.records(namedBy: data, in: collectionSchema, project: project, storage: storage)
+        }
         var explanation = try RuleExplainer(evaluator: try RecordFilterEvaluator.shared()).explain(
-            collection: collectionSchema, id: id, row: row, subject: bound)
+            collection: collectionSchema, id: id, row: row, subject: bound, referenced: referenced)
         explanation.user = user
         return explanation
     }

@@ -55,17 +55,18 @@ struct FeedStatement: Sendable {
         guard let held = selection.held else { return builder.dialect.alwaysTrue }
         let live = try builder.filter(selection.filter, document: "data")
         let priorThrough = builder.bind(.integer(held.through))
-        let prior = try builder.filter(held.filter, document: "prior_data")
+        // A rule that follows a reference (``FollowedReference``) reads the referenced record as of the held state.
+        let prior = try builder.filter(held.filter, document: "prior_data", asOf: "records.prior_version")
         let replacedAfter = builder.bind(.integer(held.through))
         let historyThrough = builder.bind(.integer(held.through))
-        let older = try builder.filter(held.filter, document: "held.data")
+        let older = try builder.filter(held.filter, document: "held.data", asOf: "held.version")
         // The state the reader's copy holds: the row's prior state when it is at or below `through`, else the latest
         // replaced state at or below it in the history (none: the record came later).
         return """
             ((NOT deleted AND \(live)) OR prior_version IS NULL
              OR (prior_version > 0 AND prior_version <= \(priorThrough) AND prior_data IS NOT NULL AND \(prior))
              OR (prior_version > \(replacedAfter) AND EXISTS (
-                 SELECT 1 FROM (SELECT h.data FROM record_history h
+                 SELECT 1 FROM (SELECT h.data, h.version FROM record_history h
                                 WHERE h.project = records.project AND h.collection = records.collection AND h.id = records.id
                                 AND h.version <= \(historyThrough) ORDER BY h.version DESC LIMIT 1) held
                  WHERE held.data IS NOT NULL AND \(older))))

@@ -8,7 +8,8 @@ protocol RecordsDialect: Sendable {
     func placeholder(_ position: Int) -> String
     /// `filter` compiled over the JSON text in column `document` of `records`, its placeholders numbered from
     /// `firstPlaceholder`; a record's own `data` is read through `rule_data` first for the fields data rules compare.
-    func compile(_ filter: Filter, collection: CollectionSchema, document: String, firstPlaceholder: Int) throws(ErrorBody) -> CompiledFilter
+    /// Fields of referenced records are read as they are now, or as of the version `asOf` (``FollowedReference``).
+    func compile(_ filter: Filter, collection: CollectionSchema, document: String, asOf: String?, firstPlaceholder: Int) throws(ErrorBody) -> CompiledFilter
     /// An expression that is always true.
     var alwaysTrue: String { get }
 }
@@ -31,10 +32,10 @@ struct RecordsStatementBuilder<Dialect: RecordsDialect> {
         return dialect.placeholder(arguments.count)
     }
 
-    /// `filter` over `document`, its arguments bound; always true without one.
-    mutating func filter(_ filter: Filter?, document: String) throws(ErrorBody) -> String {
+    /// `filter` over `document`, its arguments bound; always true without one. `asOf`: see ``RecordsDialect``.
+    mutating func filter(_ filter: Filter?, document: String, asOf: String? = nil) throws(ErrorBody) -> String {
         guard let filter else { return dialect.alwaysTrue }
-        let compiled = try dialect.compile(filter, collection: collection, document: document, firstPlaceholder: arguments.count + 1)
+        let compiled = try dialect.compile(filter, collection: collection, document: document, asOf: asOf, firstPlaceholder: arguments.count + 1)
         arguments += compiled.arguments
         return compiled.sql
     }

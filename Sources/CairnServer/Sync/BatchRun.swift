@@ -54,6 +54,18 @@ struct BatchRun: Sendable {
         }
     }
 
+    /// Reads `reads` with `read`, and then the records the caller's rules follow references to from the stored
+    /// records found (``WriteGuard/unreadTargets(of:reads:)``), if any: the snapshot the batch decides from, and all
+    /// it read.
+    func reading(
+        _ reads: TransactionReads, with read: (TransactionReads) async throws -> TransactionSnapshot
+    ) async throws -> (snapshot: TransactionSnapshot, reads: TransactionReads) {
+        let snapshot = try await read(reads)
+        guard let writeGuard, case let more = try writeGuard.unreadTargets(of: snapshot, reads: reads), !more.isEmpty else { return (snapshot, reads) }
+        let all = RecordReferences.reads(more, adding: reads)
+        return (try await read(all), all)
+    }
+
     /// Carries out operation `index`'s decision under the lock: commits its row at the next version, remembers its
     /// answer for replays (a replay is not remembered again) and shapes it for the build that sent it.
     func commit(_ decision: OperationDecision, of index: Int, writer: inout RecordWriter, lookups: inout BatchLookups) async throws -> BatchAnswer {
@@ -75,6 +87,14 @@ struct BatchRun: Sendable {
                     followUps = found
                 }
             }
+            // A change to a field that other collections' rules follow re-judges the records naming this one.
+            if !row.deleted, let previous = row.previous, !previous.record.deleted {
+                for follower in FollowedReference.touches(changing: row.collection, from: previous.record.data, to: row.data, schema: schema) {
+                    for referrer in try await writer.transaction.liveReferrers(collection: follower.collection, field: follower.reference, id: row.id) {
+                        followUps.append(.init(collection: follower.collection, id: referrer, deleted: false, cleared: []))
+                    }
+                }
+            }
             let written = try await writer.write(row)
             var state = written.state
             // A tombstone written here remembers what it replaced, as one read back would.
@@ -88,8 +108,9 @@ struct BatchRun: Sendable {
         return try await remember(answer, of: index, writer: &writer, lookups: &lookups)
     }
 
-    /// Writes the records a delete changes through `reference` fields (``ReferenceDeletion``), each at its own next
-    /// version, as ordinary changes.
+    /// Writes the records a write changes through `reference` fields, each at its own next version, as ordinary
+    /// changes: those a delete deletes or clears (``ReferenceDeletion``), and those whose rules follow a field that
+    /// changed, written again as they are (``FollowedReference``).
     private func apply(_ followUps: [ReferenceDeletion.FollowUp], writer: inout RecordWriter, lookups: inout BatchLookups) async throws {
         guard !followUps.isEmpty else { return }
         let ids = Dictionary(grouping: followUps, by: \.collection).mapValues { $0.map(\.id) }
@@ -133,11 +154,14 @@ struct BatchRun: Sendable {
         // A record the caller may not write is refused before anything of it is compared or answered.
         if let writeGuard, let current {
             if !current.record.deleted,
-                let refusal = try writeGuard.refusal(collection: operation.collection, id: operation.id, data: current.record.data, state: "as stored")
+                let refusal = try writeGuard.refusal(
+                    collection: operation.collection, id: operation.id, data: current.record.data, state: "as stored", lookups: lookups)
             {
                 return .reject(refusal)
             }
-            if operation.op != .create, let hidden = try writeGuard.hiddenTombstone(collection: operation.collection, id: operation.id, current) {
+            if operation.op != .create,
+                let hidden = try writeGuard.hiddenTombstone(collection: operation.collection, id: operation.id, current, lookups: lookups)
+            {
                 return .reject(hidden)
             }
         }
@@ -155,7 +179,9 @@ struct BatchRun: Sendable {
         }) {
             return .reject(problem)
         }
-        if let writeGuard, let refusal = try writeGuard.refusal(collection: operation.collection, id: operation.id, data: data, state: "as changed") {
+        if let writeGuard,
+            let refusal = try writeGuard.refusal(collection: operation.collection, id: operation.id, data: data, state: "as changed", lookups: lookups)
+        {
             return .reject(refusal)
         }
         return plan

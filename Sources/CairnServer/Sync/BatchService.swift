@@ -81,12 +81,13 @@ struct BatchService: Sendable {
         let ended = try await commits.write(
             project: project, user: user, now: now, schema: schema,
             read: { transaction -> LockedRead in
-                early == nil ? .snapshot(try await transaction.read(reads)) : .versions(try await transaction.versions(reads))
+                if let early { return .versions(try await transaction.versions(early.reads)) }
+                return .snapshot(try await run.reading(reads, with: transaction.read).snapshot)
             }, head: \.headVersion
         ) { found, writer -> TransactionEnd<[BatchAnswer]> in
             var answers: [BatchAnswer] = []
             answers.reserveCapacity(batch.operations.count)
-            if case .versions(let versions) = found, let early, versions.agree(with: early.versions, reads: reads) {
+            if case .versions(let versions) = found, let early, versions.agree(with: early.versions, reads: early.reads) {
                 // Nothing the batch read changed since it decided: only versions are handed out under the lock.
                 var lookups = BatchLookups()
                 for (index, decision) in early.decisions.enumerated() {
@@ -97,7 +98,7 @@ struct BatchService: Sendable {
                 // record twice, or one whose records or opIds changed after it decided (it decides again).
                 if early != nil { metrics?.batchDecidedAgain() }
                 let snapshot: TransactionSnapshot
-                if let read = found.snapshot { snapshot = read } else { snapshot = try await writer.transaction.read(reads) }
+                if let read = found.snapshot { snapshot = read } else { snapshot = try await run.reading(reads, with: writer.transaction.read).snapshot }
                 var lookups = try BatchLookups(snapshot)
                 var preparer = RowPreparer(schema: run.schema)
                 for index in translation.operations.indices {
@@ -124,12 +125,12 @@ extension BatchService {
     /// happen here, beside other batches' commits. `nil` for a batch that must decide under the lock.
     func decideEarly(_ run: BatchRun, reads: TransactionReads, project: String) async throws -> EarlyDecisions? {
         guard BatchLookups.touchesEachOnce(run.translation.operations) else { return nil }
-        let snapshot = try await storage.readCommitted(project: project, reads)
+        let (snapshot, allReads) = try await run.reading(reads) { try await storage.readCommitted(project: project, $0) }
         let lookups = try BatchLookups(snapshot)
         var preparer = RowPreparer(schema: run.schema)
         let decisions = try run.translation.operations.indices.map { try run.decide($0, lookups: lookups, preparer: &preparer) }
         try await beforeLock?()
-        return EarlyDecisions(versions: TransactionVersions(snapshot), decisions: decisions)
+        return EarlyDecisions(versions: TransactionVersions(snapshot), reads: allReads, decisions: decisions)
     }
 }
 
@@ -137,6 +138,8 @@ extension BatchService {
 /// batch re-checks those versions, and decides again if any changed.
 struct EarlyDecisions: Sendable {
     let versions: TransactionVersions
+    /// What the batch read: its records, the records they name, and those its rules follow from stored records.
+    let reads: TransactionReads
     let decisions: [OperationDecision]
 }
 

@@ -8,9 +8,13 @@ struct PostgresRecordsDialect: RecordsDialect {
 
     var alwaysTrue: String { "true" }
 
-    func compile(_ filter: Filter, collection: CollectionSchema, document: String, firstPlaceholder: Int) throws(ErrorBody) -> CompiledFilter {
-        try FilterSQL.compile(
+    func compile(_ filter: Filter, collection: CollectionSchema, document: String, asOf: String? = nil, firstPlaceholder: Int) throws(ErrorBody) -> CompiledFilter {
+        let read: (FieldSchema, String) -> FieldAccess = { PostgresDialect().field($0, of: "\($1)::jsonb") }
+        let fields = RuleFields.reader(for: collection, document: document, read)
+        return try FilterSQL.compile(
             filter, collection: collection, dialect: .postgres, idExpression: "(id COLLATE \"C\")", firstPlaceholder: firstPlaceholder,
-            fieldExpression: RuleFields.reader(for: collection, document: document) { PostgresDialect().field($0, of: "\($1)::jsonb") })
+            fieldExpression: fields,
+            pathExpression: FollowedReference.reader(
+                collection: collection, document: FollowedReference.qualified(document), asOf: asOf, read: read))
     }
 }

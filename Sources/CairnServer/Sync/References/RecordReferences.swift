@@ -31,10 +31,17 @@ enum RecordReferences {
 
     /// Whether the batch must decide each operation after the one before it committed: it names in a reference a
     /// record it also writes, or deletes (or may delete) records that other records reference, whose `onDelete`
-    /// changes records the batch may touch next.
+    /// changes records the batch may touch next, or changes records whose fields other collections' rules follow.
     /// `targets` are the records the batch names in `reference` fields (``targets(_:schema:)``).
     static func decidesUnderLock(_ operations: [SyncOperation], targets: [String: [String]], schema: Schema) -> Bool {
+        var followed: [String: Bool] = [:]
         for operation in operations {
+            // A change to a field other rules follow writes the records naming it again (``FollowedReference``).
+            if operation.op != .create && operation.op != .delete {
+                let isFollowed = followed[operation.collection] ?? !FollowedReference.followers(of: operation.collection, in: schema).isEmpty
+                followed[operation.collection] = isFollowed
+                if isFollowed { return true }
+            }
             if targets[operation.collection]?.contains(operation.id) == true { return true }
             if operation.op == .delete, !schema.references(to: operation.collection).isEmpty { return true }
         }
