@@ -6,7 +6,9 @@ Python's standard library only. It sets up a project whose `jobs` name `sites` (
   the field; a job, then its site, then the job naming the site, written offline, all upload;
 - `cairn query --where` follows the reference (`site.region`) in the local store;
 - an HTTP batch deleting a site an audit names is rejected (restrict), and once the audit is gone the delete cascades to
-  the site's jobs, which another store then pulls as deleted.
+  the site's jobs, which another store then pulls as deleted;
+- a data rule that follows the reference (`site.region` against the reader's `region` claim) gives each store the jobs
+  of its region's sites, and moving a site to another region moves its jobs between the stores.
 
 Usage: python3 scripts/outside/references.py [path/to/cairn]   (default: $CAIRN, else .build/debug/cairn)
 """
@@ -38,7 +40,7 @@ def main():
     try:
         data = os.path.join(work, "data")
         cairn, json_of = tool(CAIRN, PASSWORD)
-        set_up_project(cairn, data, work, "field", {"ana": "writer", "bob": "writer"}, SCHEMA)
+        set_up_project(cairn, data, work, "field", {"ana": "writer", "bob": "writer", "ada": "admin"}, SCHEMA)
         server, base = serve(CAIRN, work, data)
         ana, bob = stores(cairn, work, base, ["ana", "bob"]).values()
 
@@ -83,6 +85,30 @@ def main():
         cairn("sync", "--store", bob)
         jobs = json_of("query", "--store", bob, "--collection", "jobs")["result"]["records"]
         check([record["id"] for record in jobs] == ["j-2"], "the cascade deleted j-1; bob's store holds only j-2", got=jobs)
+
+        print("== a data rule that follows the reference: a job is read where its site's region is the reader's")
+        status, tokens = call(base, "POST", "/v1/auth/login", body={"username": "ada", "password": PASSWORD})
+        check(status == 200, "ada (admin) signs in over HTTP", 200, status)
+        ada = tokens["accessToken"]
+        ruled = json.loads(json.dumps(SCHEMA))
+        ruled["collections"][1]["rules"] = {"read": {"field": "site.region", "op": "eq", "value": {"param": "claims.region"}}}
+        status, answer = call(base, "PUT", "/v1/projects/field/schema", ada, body=ruled)
+        check(status == 200, "the rule is set", 200, (status, answer))
+        for user, region in (("ana", "north"), ("bob", "south")):
+            status, answer = call(base, "PUT", "/v1/projects/field/members/%s/claims" % user, ada, body={"region": region})
+            check(status == 200, "%s's region is %s" % (user, region), 200, (status, answer))
+
+        def jobs_of(store):
+            cairn("sync", "--store", store)
+            return [record["id"] for record in json_of("query", "--store", store, "--collection", "jobs")["result"]["records"]]
+
+        check(jobs_of(ana) == [], "ana (north) drops j-2, whose site is in the south", got=jobs_of(ana))
+        check(jobs_of(bob) == ["j-2"], "bob (south) keeps j-2", got=jobs_of(bob))
+        status, answer = call(base, "POST", "/v1/projects/field/batch", ada, body={"operations": [
+            {"opId": str(uuid.uuid4()), "collection": "sites", "id": "s-2", "op": "patch", "data": {"region": "north"}}]})
+        check(status == 200 and answer["results"][0]["status"] == "applied", "ada moves s-2 to the north", got=(status, answer))
+        check(jobs_of(ana) == ["j-2"], "ana now receives j-2", got=jobs_of(ana))
+        check(jobs_of(bob) == [], "bob hears j-2 is gone", got=jobs_of(bob))
         print("outside references: all checks passed")
     finally:
         stop(server)
