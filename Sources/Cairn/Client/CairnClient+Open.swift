@@ -80,10 +80,19 @@ extension CairnClient {
         await client.refreshCounts()
         await client.loadSyncFacts()
         if configuration.initialDownload == .awaitAtOpen, client.holdsNoData {
+            // The app has no client yet to ask for progress: its handler hears each status while the download runs.
+            var listener: Task<Void, Never>?
+            if let handler = configuration.initialDownloadProgress {
+                let updates = await client.statusUpdates()
+                listener = Task { for await status in updates { handler(status) } }
+            }
+            defer { listener?.cancel() }
             do { try await client.pull() } catch {
                 try? await client.close()
                 throw error
             }
+            listener?.cancel()
+            configuration.initialDownloadProgress?(await client.status())
         }
         return client
     }

@@ -205,7 +205,19 @@ public struct CairnConfiguration: Sendable {
     /// `autoInitialDownload`): ``InitialDownload/none`` (the default) returns at once and the app pulls;
     /// ``InitialDownload/awaitAtOpen`` pulls every collection first, with progress in ``CairnClient/statusUpdates()``,
     /// also after a user switch cleared the store. It needs ``connectOnOpen``; a failed download fails the open.
+    /// Before `open` returns there is no client to ask: ``initialDownloadProgress`` hears the progress.
     public var initialDownload = InitialDownload.none
+    /// Called with each status while ``InitialDownload/awaitAtOpen`` downloads during `open` (per-collection
+    /// ``SyncStatus/collections`` progress), and once more with the status when the download ended; `nil`: not told.
+    ///
+    /// ```swift
+    /// configuration.initialDownload = .awaitAtOpen
+    /// configuration.initialDownloadProgress = { status in
+    ///     let records = status.collections.values.reduce(0) { $0 + $1.appliedRecords }
+    ///     print("downloaded \(records) records")
+    /// }
+    /// ```
+    public var initialDownloadProgress: (@Sendable (SyncStatus) -> Void)?
     /// Folds a new create, update or patch of a record into its change still queued, so the server gets the net
     /// change (default true; SAP's `combineLocalUpdates`). Off, every write is uploaded as made.
     public var combineLocalUpdates = true

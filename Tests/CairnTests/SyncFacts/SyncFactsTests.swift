@@ -1,6 +1,7 @@
 import CairnProtocol
 import CairnTesting
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Cairn
@@ -126,6 +127,35 @@ struct SyncFactsTests {
             #expect(try waiting.isFirstPullComplete("notes"))
             let plain = try await fixture.client("alice")
             #expect(try plain.records(Query("notes")).isEmpty)
+        }
+    }
+
+    @Test("initialDownload .awaitAtOpen after a user switch: the cleared store is downloaded for the new user before open returns, with progress told")
+    func awaitAtOpenAfterUserSwitch() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            let path = Fixture.temporaryStorePath()
+            _ = try await fixture.push("bob", (0..<12).map { SyncOperation(opId: newOpID(), collection: "notes", id: "n-\($0)", op: .create, data: ["title": "t"]) })
+            let alice = try await fixture.client("alice", store: .file(path)) { $0.initialDownload = .awaitAtOpen }
+            try alice.create("notes", id: "alice-draft", data: ["title": "never uploaded"])
+            try await alice.close()
+            _ = try await fixture.push("bob", [SyncOperation(opId: newOpID(), collection: "notes", id: "n-late", op: .create, data: ["title": "t"])])
+
+            let told = Mutex<[SyncStatus]>([])
+            let bob = try await fixture.client("bob", store: .file(path)) { configuration in
+                configuration.userChange = .discard
+                configuration.initialDownload = .awaitAtOpen
+                configuration.pageSize = 5
+                configuration.initialDownloadProgress = { status in told.withLock { $0.append(status) } }
+            }
+            // alice's data and draft are gone; bob's store holds every note, the late one too.
+            #expect(try bob.records(Query("notes")).count == 13)
+            #expect(try bob.record("notes", id: "alice-draft") == nil)
+            #expect(try bob.isFirstPullComplete("notes"))
+            let statuses = told.withLock { $0 }
+            #expect(statuses.last?.collections["notes"]?.firstPullCompleted == true)
+            #expect(statuses.last?.collections["notes"]?.appliedRecords == 13)
+            try await bob.close()
         }
     }
 }
