@@ -119,6 +119,13 @@ struct FollowedReferenceRulesTests {
             #expect(Self.split(try await fixture.pullAll("alice", "jobs", since: alice.cursor).changes).data == ["j1"])
             // bob never held it, and cannot read it now: nothing, not even the id.
             #expect(try await fixture.pullAll("bob", "jobs", since: bob.cursor).changes.isEmpty)
+            // j1 was written again (same data, new versions): a write based on the version alice received meets the
+            // collection's conflict policy (`reject`), as PROTOCOL.md says.
+            let received = try #require(alice.changes.first?.version)
+            let stale = SyncOperation(opId: newOpID(), collection: "jobs", id: "j1", op: .update, baseVersion: received, data: ["title": "x", "site": "s-1"])
+            let answer = try await fixture.push("alice", [stale])
+            #expect(answer[0].status == .conflict)
+            #expect(answer[0].current?.data["title"] == "one")
         }
     }
 
