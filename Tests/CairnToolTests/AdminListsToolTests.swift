@@ -17,56 +17,56 @@ struct AdminListsToolTests {
     }
 
     @Test("operators are added, granted and revoked; users, projects and members are listed as tables or JSON")
-    func lists() throws {
+    func lists() async throws {
         let data = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
         for d in try Self.backends(data) {
-            func admin(_ arguments: [String]) throws -> Tool.Output { try Tool.run(["admin"] + d + arguments) }
-            #expect(try admin(["add-project", "field"]).status == 0)
-            #expect(try admin(["add-project", "audit"]).status == 0)
-            let added = try admin(["add-user", "opal", "--password", "long enough pass", "--operator"])
+            func admin(_ arguments: [String]) async throws -> Tool.Output { try await Tool.run(["admin"] + d + arguments) }
+            #expect(try await admin(["add-project", "field"]).status == 0)
+            #expect(try await admin(["add-project", "audit"]).status == 0)
+            let added = try await admin(["add-user", "opal", "--password", "long enough pass", "--operator"])
             #expect(added.status == 0)
             #expect(added.stdout.contains("added operator opal"))
-            for user in ["alice", "bob"] { #expect(try admin(["add-user", user, "--password", "long enough pass"]).status == 0) }
-            #expect(try admin(["grant", "alice", "--project", "field", "--role", "writer"]).status == 0)
-            #expect(try admin(["grant", "bob", "--project", "field", "--role", "reader"]).status == 0)
-            #expect(try admin(["grant-operator", "bob"]).status == 0)
-            #expect(try admin(["revoke-operator", "bob"]).status == 0)
-            let unknown = try admin(["grant-operator", "nobody"])
+            for user in ["alice", "bob"] { #expect(try await admin(["add-user", user, "--password", "long enough pass"]).status == 0) }
+            #expect(try await admin(["grant", "alice", "--project", "field", "--role", "writer"]).status == 0)
+            #expect(try await admin(["grant", "bob", "--project", "field", "--role", "reader"]).status == 0)
+            #expect(try await admin(["grant-operator", "bob"]).status == 0)
+            #expect(try await admin(["revoke-operator", "bob"]).status == 0)
+            let unknown = try await admin(["grant-operator", "nobody"])
             #expect(unknown.status != 0)
             #expect(unknown.stderr.contains("does not exist"))
 
-            let users = try admin(["list-users"])
+            let users = try await admin(["list-users"])
             #expect(users.status == 0)
             #expect(users.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) } == [
                 ["USER", "OPERATOR", "PROJECTS"], ["alice", "no", "field:writer"], ["bob", "no", "field:reader"], ["opal", "yes"],
             ])
-            let json = try admin(["list-users", "--json"])
+            let json = try await admin(["list-users", "--json"])
             let page = try CairnJSON.decode(AdminPage<UserSummary>.self, from: Array(json.stdout.utf8))
             #expect(page.next == nil)
             #expect(page.items.map(\.name) == ["alice", "bob", "opal"])
             #expect(page.items.last?.isOperator == true)
 
-            let projects = try CairnJSON.decode(AdminPage<ProjectSummary>.self, from: Array(try admin(["list-projects", "--json"]).stdout.utf8))
+            let projects = try CairnJSON.decode(AdminPage<ProjectSummary>.self, from: Array(try await admin(["list-projects", "--json"]).stdout.utf8))
             #expect(projects.items.map(\.name) == ["audit", "field"])
             #expect(projects.items.map(\.members) == [0, 2])
-            #expect(try admin(["list-projects"]).stdout.hasPrefix("PROJECT  CREATED"))
+            #expect(try await admin(["list-projects"]).stdout.hasPrefix("PROJECT  CREATED"))
 
-            let members = try admin(["list-members", "--project", "field"])
+            let members = try await admin(["list-members", "--project", "field"])
             #expect(members.stdout == "USER   ROLE\nalice  writer\nbob    reader\n")
-            let missing = try admin(["list-members", "--project", "nope"])
+            let missing = try await admin(["list-members", "--project", "nope"])
             #expect(missing.status != 0)
             #expect(missing.stderr.contains("project \"nope\" does not exist"))
 
-            let removed = try admin(["remove-member", "bob", "--project", "field"])
+            let removed = try await admin(["remove-member", "bob", "--project", "field"])
             #expect(removed.status == 0)
             #expect(removed.stdout.contains("removed bob from field"))
-            let again = try admin(["remove-member", "bob", "--project", "field"])
+            let again = try await admin(["remove-member", "bob", "--project", "field"])
             #expect(again.status != 0)
             #expect(again.stderr.contains("not a member"))
-            #expect(try admin(["remove-member", "bob", "--project", "nope"]).stderr.contains("does not exist"))
-            #expect(try admin(["list-members", "--project", "field", "--json"]).stdout.contains(#""user":"alice""#))
-            #expect(try admin(["list-members", "--project", "field", "--json"]).stdout.contains("bob") == false)
+            #expect(try await admin(["remove-member", "bob", "--project", "nope"]).stderr.contains("does not exist"))
+            #expect(try await admin(["list-members", "--project", "field", "--json"]).stdout.contains(#""user":"alice""#))
+            #expect(try await admin(["list-members", "--project", "field", "--json"]).stdout.contains("bob") == false)
         }
     }
 
@@ -76,7 +76,7 @@ struct AdminListsToolTests {
         defer { try? FileManager.default.removeItem(at: data) }
         let server = data.appendingPathComponent("server").path
         let d = ["--data", server]
-        try Tool.setUpField(d)
+        try await Tool.setUpField(d)
         let process = try Tool.start(["serve"] + d + ["--port", "0", "--log-level", "error"],
                                      environment: ProcessInfo.processInfo.environment, output: .pipe)
         let http = TestHTTPClient(baseURL: try Instances.listeningURL(process))

@@ -30,8 +30,8 @@ struct BackupToolTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let data = root.appendingPathComponent("data").path, backup = root.appendingPathComponent("backup").path
         let restored = root.appendingPathComponent("restored").path
-        try Tool.setUpField(["--data", data])
-        #expect(try Tool.run(["admin", "--data", data, "add-user", "opal", "--password", TestServer.password, "--operator"]).status == 0)
+        try await Tool.setUpField(["--data", data])
+        #expect(try await Tool.run(["admin", "--data", data, "add-user", "opal", "--password", TestServer.password, "--operator"]).status == 0)
         var serving = try Tool.start(["serve", "--data", data, "--port", "0", "--log-level", "error"],
                                      environment: ProcessInfo.processInfo.environment, output: .pipe)
         // Also when a step throws: a server left running outlives the test run (.ci/run fails on it).
@@ -177,7 +177,7 @@ struct BackupToolTests {
         let root = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let data = root.appendingPathComponent("data").path
-        try Tool.setUpField(["--data", data])
+        try await Tool.setUpField(["--data", data])
         let full = root.appendingPathComponent("full")
         try FileManager.default.createDirectory(at: full, withIntermediateDirectories: true)
         try Data("keep".utf8).write(to: full.appendingPathComponent("notes.txt"))
@@ -194,7 +194,7 @@ struct BackupToolTests {
             (["--postgres", "postgres://cairn@127.0.0.1:1/cairn", "backup", "--to", root.appendingPathComponent("b1").path], "pg_dump"),
             (["--postgres", "postgres://cairn@127.0.0.1:1/cairn", "restore", "--from", data], "pg_restore"),
         ] {
-            let output = try Tool.run(["admin"] + arguments)
+            let output = try await Tool.run(["admin"] + arguments)
             #expect(output.status != 0, "\(arguments)")
             #expect(output.stderr.contains(says), "\(arguments): \(output.stderr)")
         }
@@ -216,22 +216,22 @@ struct BackupToolTests {
         serving.send(SIGTERM)
         #expect(serving.waitUntilExit() == 0)
         let backup = root.appendingPathComponent("backup")
-        let made = try Tool.run(["admin", "--data", data, "backup", "--to", backup.path])
+        let made = try await Tool.run(["admin", "--data", data, "backup", "--to", backup.path])
         #expect(made.status == 0, "\(made.stderr)")
         #expect(made.stdout.contains("1 files (5000 bytes)"), "\(made.stdout)")
-        let again = try Tool.run(["admin", "--data", data, "backup", "--to", backup.path])
+        let again = try await Tool.run(["admin", "--data", data, "backup", "--to", backup.path])
         #expect(again.status != 0 && again.stderr.contains("is not empty"), "a backup directory is never written twice")
         let copy = backup.appendingPathComponent("files/field/\(created.id)")
         var damaged = try Data(contentsOf: copy)
         damaged[10] ^= 0xff
         try damaged.write(to: copy)
         let target = root.appendingPathComponent("restored")
-        let refused = try Tool.run(["admin", "--data", target.path, "restore", "--from", backup.path])
+        let refused = try await Tool.run(["admin", "--data", target.path, "restore", "--from", backup.path])
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("does not match its SHA-256"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: target.path), "a refused restore leaves nothing")
         try bytes.write(to: copy)
-        let restored = try Tool.run(["admin", "--data", target.path, "restore", "--from", backup.path])
+        let restored = try await Tool.run(["admin", "--data", target.path, "restore", "--from", backup.path])
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(try Data(contentsOf: target.appendingPathComponent("files/field/\(created.id)")) == bytes)
     }

@@ -125,8 +125,8 @@ struct CommandLineSyncTests {
     }
 
     @Test("bench --json ends with one JSON object holding the figures")
-    func benchJSON() throws {
-        let output = try Tool.run(["bench", "--records", "300", "--batch", "100", "--page", "100", "--json"])
+    func benchJSON() async throws {
+        let output = try await Tool.run(["bench", "--records", "300", "--batch", "100", "--page", "100", "--json"])
         #expect(output.status == 0, "\(output.stderr)")
         let last = try #require(output.stdout.split(separator: "\n").last)
         let figures = try JSONValue(parsing: String(last))
@@ -136,8 +136,8 @@ struct CommandLineSyncTests {
     }
 
     @Test("bench transports prints one table with both transports and ends with their figures as JSON")
-    func benchTransports() throws {
-        let output = try Tool.run(["bench", "transports", "--records", "200", "--file-megabytes", "2", "--rounds", "1", "--json"])
+    func benchTransports() async throws {
+        let output = try await Tool.run(["bench", "transports", "--records", "200", "--file-megabytes", "2", "--rounds", "1", "--json"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.contains("AsyncHTTPClient") && output.stdout.contains("URLSession"))
         let last = try #require(output.stdout.split(separator: "\n").last)

@@ -124,19 +124,19 @@ struct FilesToolTests {
     }
 
     @Test("admin limits shows and sets a project's file limits, and goes back to the defaults")
-    func adminLimits() throws {
+    func adminLimits() async throws {
         let data = Tool.temporaryDirectory().path
-        #expect(try Tool.run(["admin", "--data", data, "add-project", "field"]).status == 0)
-        let shown = try Tool.run(["admin", "--data", data, "limits", "--project", "field"])
+        #expect(try await Tool.run(["admin", "--data", data, "add-project", "field"]).status == 0)
+        let shown = try await Tool.run(["admin", "--data", data, "limits", "--project", "field"])
         #expect(shown.stdout.contains("the server's default"))
-        let set = try Tool.run(["admin", "--data", data, "limits", "--project", "field", "--file-bytes", "1000", "--project-bytes", "5000"])
+        let set = try await Tool.run(["admin", "--data", data, "limits", "--project", "field", "--file-bytes", "1000", "--project-bytes", "5000"])
         #expect(set.status == 0)
         #expect(set.stdout.contains("at most 1000") && set.stdout.contains("5000 bytes in all"))
-        let back = try Tool.run(["admin", "--data", data, "limits", "--project", "field", "--file-bytes", "default"])
+        let back = try await Tool.run(["admin", "--data", data, "limits", "--project", "field", "--file-bytes", "default"])
         #expect(back.stdout.contains("the server's default") && back.stdout.contains("5000"))
-        let bad = try Tool.run(["admin", "--data", data, "limits", "--project", "field", "--file-bytes", "lots"])
+        let bad = try await Tool.run(["admin", "--data", data, "limits", "--project", "field", "--file-bytes", "lots"])
         #expect(bad.status == 1)
-        let unknown = try Tool.run(["admin", "--data", data, "limits", "--project", "nope", "--file-bytes", "10"])
+        let unknown = try await Tool.run(["admin", "--data", data, "limits", "--project", "nope", "--file-bytes", "10"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("not_found") || unknown.stderr.contains("does not exist"))
     }

@@ -16,7 +16,7 @@ struct MigrateToolTests {
         let data = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
         let server = data.appendingPathComponent("server").path
-        try Tool.setUpField(["--data", server])
+        try await Tool.setUpField(["--data", server])
 
         // Before: writes, deletes and a file of 2.5 MB (three PostgreSQL chunks) on the SQLite server.
         let sqlite = try Tool.start(["serve", "--data", server, "--port", "0", "--log-level", "error"],
@@ -49,7 +49,7 @@ struct MigrateToolTests {
         // run that completes it, then one that finds nothing left to do.
         let cluster = try PostgresCluster.shared()
         let url = try cluster.makeDatabase()
-        let first = try Tool.run(["admin", "migrate", "--from-data", server, "--to-postgres", url])
+        let first = try await Tool.run(["admin", "migrate", "--from-data", server, "--to-postgres", url])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("records: 60 rows"), "\(first.stdout)")
         #expect(first.stdout.contains("1 files (2500000 bytes)"), "\(first.stdout)")
@@ -59,10 +59,10 @@ struct MigrateToolTests {
             UPDATE file_chunks SET bytes = substring(bytes FROM 1 FOR 1000) WHERE chunk = 1;
             """, database: url)
         #expect(try cluster.psql("SELECT sum(octet_length(bytes)) FROM file_chunks", database: url) == "1049576")
-        let resumed = try Tool.run(["admin", "migrate", "--from-data", server, "--to-postgres", url])
+        let resumed = try await Tool.run(["admin", "migrate", "--from-data", server, "--to-postgres", url])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stdout.contains("1 files (1450424 bytes)"), "the copy resumes after the bytes kept: \(resumed.stdout)")
-        let again = try Tool.run(["admin", "migrate", "--from-data", server, "--to-postgres", url])
+        let again = try await Tool.run(["admin", "migrate", "--from-data", server, "--to-postgres", url])
         #expect(again.status == 0)
         #expect(again.stdout.contains("0 files (0 bytes)"), "\(again.stdout)")
         #expect(try cluster.psql("SELECT count(*) FROM records", database: url) == "60")

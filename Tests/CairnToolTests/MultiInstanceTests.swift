@@ -215,11 +215,11 @@ struct OperatorTests {
         defer { try? FileManager.default.removeItem(at: data) }
         var environment = ProcessInfo.processInfo.environment
         environment["CAIRN_PORT"] = "70000"
-        let bad = try Tool.run(["serve"], environment: environment)
+        let bad = try await Tool.run(["serve"], environment: environment)
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("port"), "\(bad.stderr)")
         environment["CAIRN_PORT"] = "not-a-number"
-        #expect(try Tool.run(["serve"], environment: environment).stderr.contains("CAIRN_PORT=not-a-number"))
+        #expect(try await Tool.run(["serve"], environment: environment).stderr.contains("CAIRN_PORT=not-a-number"))
         environment["CAIRN_DATA"] = data.path
         environment["CAIRN_LOG_LEVEL"] = "error"
         // The flag wins over CAIRN_PORT.
@@ -237,7 +237,7 @@ struct OperatorTests {
     func gracefulStop() async throws {
         let data = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        try Tool.setUpField(["--data", data.appendingPathComponent("server").path])
+        try await Tool.setUpField(["--data", data.appendingPathComponent("server").path])
         let process = try Tool.start(
             ["serve", "--data", data.appendingPathComponent("server").path, "--port", "0", "--log-level", "error"],
             environment: ProcessInfo.processInfo.environment, output: .pipe)
@@ -292,7 +292,7 @@ struct Instances: Sendable {
     static func start(count: Int) async throws -> Instances? {
         guard PostgresCluster.isAvailable(for: "the multi-instance tests") else { return nil }
         let url = try PostgresCluster.shared().makeDatabase()
-        try Tool.setUpField(["--postgres", url])
+        try await Tool.setUpField(["--postgres", url])
         var processes: [ChildProcess] = []
         var clients: [TestHTTPClient] = []
         do {
@@ -352,7 +352,7 @@ actor FinishedWriters {
 extension Tool {
     /// Sets up, with `cairn admin` and the storage `storage` names (`--data DIR` or `--postgres URL`), the project
     /// `field` with the fixture's schema and the writer `alice` with the test password.
-    static func setUpField(_ storage: [String]) throws {
+    static func setUpField(_ storage: [String]) async throws {
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let schema = folder.appendingPathComponent("schema.json")
@@ -361,7 +361,7 @@ extension Tool {
             ["add-project", "field"], ["add-user", "alice", "--password", TestServer.password],
             ["grant", "alice", "--project", "field", "--role", "writer"], ["set-schema", "--project", "field", schema.path],
         ] {
-            let output = try run(["admin"] + storage + arguments)
+            let output = try await run(["admin"] + storage + arguments)
             guard output.status == 0 else { throw CocoaError(.featureUnsupported, userInfo: [NSDebugDescriptionErrorKey: output.stderr]) }
         }
     }

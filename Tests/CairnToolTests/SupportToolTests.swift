@@ -12,7 +12,7 @@ struct SupportToolTests {
         let folder = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let d = ["--data", folder.appendingPathComponent("server").path]
-        try Tool.setUpField(d)
+        try await Tool.setUpField(d)
         let process = try Tool.start(["serve"] + d + ["--port", "0", "--log-level", "error"],
                                      environment: ProcessInfo.processInfo.environment, output: .pipe)
         defer { process.send(SIGTERM); _ = process.waitUntilExit() }

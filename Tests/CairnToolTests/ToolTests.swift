@@ -24,7 +24,14 @@ enum Tool {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
+    /// Runs `cairn` to its end and reads what it printed. The wait happens off the concurrency pool: a test blocking
+    /// one of its few threads while the child runs would starve the servers of tests running beside it.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
+        try await runDetached(arguments, environment: environment)
+    }
+
+    /// ``run(_:environment:)`` on the calling thread, which it blocks until the child exits.
+    private static func runBlocking(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
         guard let binary else { throw CocoaError(.fileNoSuchFile) }
         var inherited = ProcessInfo.processInfo.environment
         inherited["CAIRN_PASSWORD"] = nil
@@ -39,12 +46,11 @@ enum Tool {
                       stderr: String(decoding: (try? Data(contentsOf: err)) ?? Data(), as: UTF8.self))
     }
 
-    /// ``run(_:environment:)`` off the concurrency pool, for tests whose server runs in this process: a blocking
-    /// wait there would starve the server of the threads it answers on.
+    /// The same as ``run(_:environment:)``: the child is waited for off the concurrency pool.
     static func runDetached(_ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try run(arguments, environment: environment) })
+                continuation.resume(with: Result { try runBlocking(arguments, environment: environment) })
             }
         }
     }
@@ -76,72 +82,72 @@ enum Tool {
 @Suite("The cairn tool", .enabled(if: Tool.binary != nil, "the cairn binary is not built next to the tests"))
 struct ToolTests {
     @Test("admin sets up projects, users, roles and schemas, with clear errors")
-    func admin() throws {
+    func admin() async throws {
         let data = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
         let d = ["--data", data.path]
-        #expect(try Tool.run(["admin"] + d + ["add-project", "field"]).status == 0)
-        let again = try Tool.run(["admin"] + d + ["add-project", "field"])
+        #expect(try await Tool.run(["admin"] + d + ["add-project", "field"]).status == 0)
+        let again = try await Tool.run(["admin"] + d + ["add-project", "field"])
         #expect(again.status != 0)
         #expect(again.stderr.contains("already exists"))
-        let badName = try Tool.run(["admin"] + d + ["add-project", "Field!"])
+        let badName = try await Tool.run(["admin"] + d + ["add-project", "Field!"])
         #expect(badName.status != 0)
         #expect(badName.stderr.contains("must match"))
-        #expect(try Tool.run(["admin"] + d + ["add-user", "alice", "--password", "long enough pass"]).status == 0)
-        let short = try Tool.run(["admin"] + d + ["add-user", "bob", "--password", "short"])
+        #expect(try await Tool.run(["admin"] + d + ["add-user", "alice", "--password", "long enough pass"]).status == 0)
+        let short = try await Tool.run(["admin"] + d + ["add-user", "bob", "--password", "short"])
         #expect(short.status != 0)
         #expect(short.stderr.contains("8 to 72"))
-        #expect(try Tool.run(["admin"] + d + ["grant", "alice", "--project", "field", "--role", "writer"]).status == 0)
-        let badRole = try Tool.run(["admin"] + d + ["grant", "alice", "--project", "field", "--role", "owner"])
+        #expect(try await Tool.run(["admin"] + d + ["grant", "alice", "--project", "field", "--role", "writer"]).status == 0)
+        let badRole = try await Tool.run(["admin"] + d + ["grant", "alice", "--project", "field", "--role", "owner"])
         #expect(badRole.status != 0)
         #expect(badRole.stderr.contains("reader, writer or admin"))
-        let missingProject = try Tool.run(["admin"] + d + ["grant", "alice", "--project", "nope", "--role", "reader"])
+        let missingProject = try await Tool.run(["admin"] + d + ["grant", "alice", "--project", "nope", "--role", "reader"])
         #expect(missingProject.status != 0)
         #expect(missingProject.stderr.contains("does not exist"))
 
         let schemaFile = data.appendingPathComponent("schema.json")
         try Data(#"{"collections": [{"name": "notes", "fields": [{"name": "title", "type": "string"}]}]}"#.utf8).write(to: schemaFile)
-        let set = try Tool.run(["admin"] + d + ["set-schema", "--project", "field", schemaFile.path])
+        let set = try await Tool.run(["admin"] + d + ["set-schema", "--project", "field", schemaFile.path])
         #expect(set.status == 0)
         #expect(set.stdout.contains("1 collections"))
-        let unreadable = try Tool.run(["admin"] + d + ["set-schema", "--project", "field", data.appendingPathComponent("none.json").path])
+        let unreadable = try await Tool.run(["admin"] + d + ["set-schema", "--project", "field", data.appendingPathComponent("none.json").path])
         #expect(unreadable.status != 0)
         #expect(unreadable.stderr.contains("cannot read the schema file"))
         try Data(#"{"collections": [{"name": "notes", "fields": [{"name": "title", "type": "integer"}]}]}"#.utf8).write(to: schemaFile)
-        let incompatible = try Tool.run(["admin"] + d + ["set-schema", "--project", "field", schemaFile.path])
+        let incompatible = try await Tool.run(["admin"] + d + ["set-schema", "--project", "field", schemaFile.path])
         #expect(incompatible.status != 0)
         #expect(incompatible.stderr.contains("incompatible_schema"))
         try Data("{nope".utf8).write(to: schemaFile)
-        let malformed = try Tool.run(["admin"] + d + ["set-schema", "--project", "field", schemaFile.path])
+        let malformed = try await Tool.run(["admin"] + d + ["set-schema", "--project", "field", schemaFile.path])
         #expect(malformed.stderr.contains("not a valid schema"))
     }
 
     @Test("help texts explain the commands, and bad flags are refused")
-    func help() throws {
-        let help = try Tool.run(["--help"])
+    func help() async throws {
+        let help = try await Tool.run(["--help"])
         #expect(help.stdout.contains("serve"))
         #expect(help.stdout.contains("admin"))
         #expect(help.stdout.contains("demo"))
-        #expect(try Tool.run(["serve", "--help"]).stdout.contains("--data"))
-        let bad = try Tool.run(["serve", "--port", "99999"])
+        #expect(try await Tool.run(["serve", "--help"]).stdout.contains("--data"))
+        let bad = try await Tool.run(["serve", "--port", "99999"])
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("--port"))
-        #expect(try Tool.run(["serve", "--bogus"]).status != 0)
+        #expect(try await Tool.run(["serve", "--bogus"]).status != 0)
     }
 
     @Test("serve with an identity provider: issuer and audience required, a JWKS file it cannot use refused at start")
-    func serveIdentityProvider() throws {
+    func serveIdentityProvider() async throws {
         let data = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let noIssuer = try Tool.run(["serve", "--data", data.path, "--jwks", "https://login.example.com/jwks.json", "--jwt-audience", "cairn"])
+        let noIssuer = try await Tool.run(["serve", "--data", data.path, "--jwks", "https://login.example.com/jwks.json", "--jwt-audience", "cairn"])
         #expect(noIssuer.status != 0)
         #expect(noIssuer.stderr.contains("--jwt-issuer"))
-        let noAudience = try Tool.run(["serve", "--data", data.path], environment: ["CAIRN_JWKS": "keys.json", "CAIRN_JWT_ISSUER": "https://login.example.com/"])
+        let noAudience = try await Tool.run(["serve", "--data", data.path], environment: ["CAIRN_JWKS": "keys.json", "CAIRN_JWT_ISSUER": "https://login.example.com/"])
         #expect(noAudience.status != 0)
         #expect(noAudience.stderr.contains("--jwt-audience"))
         let jwks = data.appendingPathComponent("keys.json")
         try Data(#"{"keys": [{"kty": "oct", "kid": "h", "k": "c2VjcmV0"}]}"#.utf8).write(to: jwks)
-        let unusable = try Tool.run([
+        let unusable = try await Tool.run([
             "serve", "--data", data.path, "--port", "0", "--jwks", jwks.path, "--jwt-issuer", "https://login.example.com/", "--jwt-audience", "cairn",
         ])
         #expect(unusable.status != 0)
@@ -153,7 +159,7 @@ struct ToolTests {
     func serve() async throws {
         let data = Tool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        _ = try Tool.run(["admin", "--data", data.path, "add-project", "field"])
+        _ = try await Tool.run(["admin", "--data", data.path, "add-project", "field"])
         let process = try Tool.start(["serve", "--data", data.path, "--port", "0"], environment: ProcessInfo.processInfo.environment,
                                      output: .pipe)
         defer { process.send(SIGTERM); process.waitUntilExit() }
@@ -172,8 +178,8 @@ struct ToolTests {
     }
 
     @Test("demo runs the story and exits 0 when the replicas converge")
-    func demo() throws {
-        let output = try Tool.run(["demo"])
+    func demo() async throws {
+        let output = try await Tool.run(["demo"])
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         #expect(output.stdout.contains("converged"))
     }
