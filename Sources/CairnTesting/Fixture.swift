@@ -1,6 +1,7 @@
 import CairnProtocol
 import CairnServer
 import Foundation
+import Logging
 
 /// A server with the standard test project `field`: a schema with one collection per conflict policy, and users
 /// of every role, signed in.
@@ -37,11 +38,13 @@ public struct Fixture: Sendable {
         CollectionSchema(name: "logs", fields: [FieldSchema(name: "message", type: .string)], conflictPolicy: .lastWriterWins),
     ])
 
-    /// Starts a server and sets up the project, users and tokens.
+    /// Starts a server and sets up the project, users and tokens; its data goes to `dataDirectory` when given (then
+    /// the test removes it), else to a temporary directory.
     public static func start(
-        clock: any WallClock = SystemWallClock(), configure: (inout ServerConfiguration) -> Void = { _ in }
+        clock: any WallClock = SystemWallClock(), dataDirectory: URL? = nil, logger: Logger? = nil,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> Fixture {
-        let server = try await TestServer.start(clock: clock, configure: configure)
+        let server = try await TestServer.start(clock: clock, dataDirectory: dataDirectory, logger: logger, configure: configure)
         try await server.setUp(project: project, schema: schema, users: ["ada": .admin, "alice": .writer, "bob": .writer, "rita": .reader])
         try await server.server.admin.addProject("other")
         try await server.server.admin.addUser("olga", password: TestServer.password)

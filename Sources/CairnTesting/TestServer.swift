@@ -21,12 +21,15 @@ public final class TestServer: Sendable {
     /// The password every user made by ``setUp(project:schema:users:)`` gets. Tests only: never ship it.
     public static let password = "correct-horse-battery"
 
-    /// Starts a server; `configure` may change its configuration first.
+    /// Starts a server; `configure` may change its configuration first. Its data goes to `dataDirectory` when given,
+    /// else to a temporary directory that ``stop()`` removes; its log to `logger` when given, else nowhere.
     public static func start(
-        clock: any WallClock = SystemWallClock(), configure: (inout ServerConfiguration) -> Void = { _ in }
+        clock: any WallClock = SystemWallClock(), dataDirectory: URL? = nil, logger: Logger? = nil,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let postgresURL = try storageFromEnvironment()
-        let embedded = try await EmbeddedServer.start(clock: clock) { configuration in
+        let silent = Logger(label: "cairn.embedded") { _ in SwiftLogNoOpLogHandler() }
+        let embedded = try await EmbeddedServer.start(dataDirectory: dataDirectory, clock: clock, logger: logger ?? silent) { configuration in
             configuration.bcryptCost = 4
             configuration.purgeInterval = 0
             configuration.postgresURL = postgresURL

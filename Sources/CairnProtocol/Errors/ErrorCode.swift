@@ -84,6 +84,9 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     public static let internalError: ErrorCode = "internal_error"
     /// The server is not available right now; retrying may help.
     public static let unavailable: ErrorCode = "unavailable"
+    /// No room left to store: the server's disk (`507`, with `Retry-After`), or the device's (the SDK's writes, syncs,
+    /// downloads and caches). Nothing was lost; retry once space is freed.
+    public static let storageFull: ErrorCode = "storage_full"
     /// An action's backend refused the call (`502`, `details.status` and `details.body`), or could not be reached
     /// or answered no JSON in time (`details.retryable: true`: calling again with the same idempotency key is safe).
     public static let actionFailed: ErrorCode = "action_failed"

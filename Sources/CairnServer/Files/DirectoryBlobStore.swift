@@ -44,7 +44,9 @@ public struct DirectoryBlobStore: BlobStore {
         try await FileSystem.shared.info(forFileAt: path(project, id))?.size ?? 0
     }
 
-    /// Cuts the file at `offset`, then writes in 1 MB pieces and syncs before returning.
+    /// Cuts the file at `offset`, then writes in 1 MB pieces and syncs before returning. When the disk refuses a
+    /// write (full), the file is cut back to `offset`: the request's bytes are dropped, their room given back, and the
+    /// upload goes on from `offset` once space returns.
     public func write<Chunks: AsyncSequence>(
         project: String, id: String, at offset: Int64, limit: Int64, from chunks: Chunks
     ) async throws -> Int64 where Chunks.Element == ByteBuffer {
@@ -53,35 +55,53 @@ public struct DirectoryBlobStore: BlobStore {
             forWritingAt: path(project, id), options: .modifyFile(createIfNecessary: true)
         ) { handle in
             try await handle.resize(to: .bytes(offset))
-            var end = offset
-            var pending = ByteBuffer()
-            var stop: (any Error)?
-            var overLimit = false
             do {
-                for try await var chunk in chunks {
-                    let room = limit - end - Int64(pending.readableBytes)
-                    if Int64(chunk.readableBytes) > room {
-                        if room > 0, let part = chunk.readSlice(length: Int(room)) { pending.writeImmutableBuffer(part) }
-                        overLimit = true
-                        break
-                    }
-                    pending.writeBuffer(&chunk)
-                    if pending.readableBytes >= writeChunk {
-                        end += try await handle.write(contentsOf: pending, toAbsoluteOffset: end)
-                        pending.clear()
-                    }
-                }
+                return try await Self.write(chunks, to: handle, at: offset, limit: limit, writeChunk: writeChunk)
             } catch {
-                stop = error
+                try? await handle.resize(to: .bytes(offset))
+                try? await handle.synchronize()
+                throw error
             }
-            // What arrived is kept, whatever stopped the body.
-            if pending.readableBytes > 0 { end += try await handle.write(contentsOf: pending, toAbsoluteOffset: end) }
-            try await handle.synchronize()
-            return (end, stop, overLimit)
         }
         if overLimit { throw BlobWriteError.limitExceeded(kept: end) }
         if let stop { throw BlobWriteError.interrupted(kept: end, underlying: stop) }
         return end
+    }
+
+    /// Writes `chunks` from `offset` up to `limit` and syncs: the new end, what stopped the body (its bytes that
+    /// arrived are kept), and whether it went past the limit.
+    private static func write<Chunks: AsyncSequence>(
+        _ chunks: Chunks, to handle: WriteFileHandle, at offset: Int64, limit: Int64, writeChunk: Int
+    ) async throws -> (Int64, (any Error)?, Bool) where Chunks.Element == ByteBuffer {
+        var end = offset
+        var pending = ByteBuffer()
+        var stop: (any Error)?
+        var overLimit = false
+        var body = chunks.makeAsyncIterator()
+        while true {
+            // Only the body's own failure stops here; a failed write to disk throws.
+            let next: ByteBuffer?
+            do { next = try await body.next() } catch {
+                stop = error
+                break
+            }
+            guard var chunk = next else { break }
+            let room = limit - end - Int64(pending.readableBytes)
+            if Int64(chunk.readableBytes) > room {
+                if room > 0, let part = chunk.readSlice(length: Int(room)) { pending.writeImmutableBuffer(part) }
+                overLimit = true
+                break
+            }
+            pending.writeBuffer(&chunk)
+            if pending.readableBytes >= writeChunk {
+                end += try await handle.write(contentsOf: pending, toAbsoluteOffset: end)
+                pending.clear()
+            }
+        }
+        // What arrived is kept, whatever stopped the body.
+        if pending.readableBytes > 0 { end += try await handle.write(contentsOf: pending, toAbsoluteOffset: end) }
+        try await handle.synchronize()
+        return (end, stop, overLimit)
     }
 
     /// Reads 256 KB chunks through NIO's file system.

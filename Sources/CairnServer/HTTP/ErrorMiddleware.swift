@@ -10,11 +10,20 @@ struct ErrorMiddleware: RouterMiddleware {
     typealias Context = CairnRequestContext
     /// The server's storage, which tells which of its errors mean "unavailable".
     let storage: any ServerStorage
+    /// Whether the storage is full: a write refused for lack of space starts an episode, a write that succeeds ends it.
+    let space: StorageSpaceMonitor
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
-            return try await next(request, context)
+            let response = try await next(request, context)
+            if space.isFull, request.method != .get, request.method != .head, response.status.code < 300 { space.wrote() }
+            return response
         } catch {
+            if OutOfSpace.matches(error) || storage.isOutOfSpace(error) {
+                // Logged once per episode by the monitor, not once per request.
+                space.refused(error)
+                return try Self.outOfSpace(storage.isUnavailable(error)).response(from: request, context: context)
+            }
             let apiError = Self.apiError(for: error, request: request, storage: storage)
             if apiError.status.code >= 500 {
                 context.logger.error(
@@ -55,6 +64,14 @@ struct ErrorMiddleware: RouterMiddleware {
         default:
             return APIError(.internalServerError, .internalError, "The server failed. Retry later.")
         }
+    }
+
+    /// The answer to a write refused for lack of space: `507 storage_full` for the server's own disk; `503 unavailable`
+    /// when the database is another server's (PostgreSQL), as for any database that cannot take writes now.
+    static func outOfSpace(_ databaseElsewhere: Bool) -> APIError {
+        databaseElsewhere
+            ? APIError(.serviceUnavailable, .unavailable, "The database's disk is full; retry later", headers: [.retryAfter: "30"])
+            : APIError(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), .storageFull, "The server's storage is full; retry later", headers: [.retryAfter: "30"])
     }
 
     /// The answer for a request no route took: `405` with `Allow` when the path is declared with other methods,

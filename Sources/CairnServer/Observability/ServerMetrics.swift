@@ -18,6 +18,8 @@ import Prometheus
 /// | `cairn_webhook_deliveries_total` | counter | `result` (delivered: changes accepted; failed: attempts) |
 /// | `cairn_webhooks_failing` | gauge | (webhooks failing for longer than ``WebhookSettings/failingAfter``) |
 /// | `cairn_storage_connections_in_use`, `cairn_storage_connections_max` | gauge | (PostgreSQL only) |
+/// | `cairn_storage_full_refusals_total` | counter | (writes refused because the storage is full) |
+/// | `cairn_storage_full` | gauge | (1 while the storage is full, ``StorageSpaceMonitor``) |
 ///
 /// Routes are the matched patterns (`/v1/projects/:project/batch`), never raw paths, so that labels stay few.
 final class ServerMetrics: Sendable {
@@ -99,6 +101,12 @@ final class ServerMetrics: Sendable {
         guard let usage else { return }
         CoreMetrics.Gauge(label: "cairn_storage_connections_in_use", factory: factory).record(usage.inUse)
         CoreMetrics.Gauge(label: "cairn_storage_connections_max", factory: factory).record(usage.maximum)
+    }
+
+    /// Writes refused for lack of space, and whether the storage is full now.
+    func storageFull(refused: Int, full: Bool) {
+        if refused > 0 { CoreMetrics.Counter(label: "cairn_storage_full_refusals_total", factory: factory).increment(by: refused) }
+        CoreMetrics.Gauge(label: "cairn_storage_full", factory: factory).record(full ? 1 : 0)
     }
 
     /// The registry in Prometheus' text format.

@@ -9,12 +9,17 @@ import NIOCore
 struct MetaRoutes: RouteGroup {
     let storage: any ServerStorage
     let metrics: ServerMetrics
+    let space: StorageSpaceMonitor
 
     func add(to routes: RouteCollection<CairnRequestContext>) {
         routes.get("health") { _, _ in
             try Response.json(ServerHealth())
         }
         routes.get("ready") { _, _ in
+            if let reason = await space.fullReason() {
+                throw APIError(
+                    .serviceUnavailable, .storageFull, "The server's storage is full: \(reason)", headers: [.retryAfter: "30"])
+            }
             do {
                 try await storage.checkReady()
             } catch {

@@ -30,6 +30,8 @@ public final class SyncServer: Sendable {
     let notifier: ChangeNotifier
     /// What it counts, answered at `GET /metrics`.
     let metrics = ServerMetrics()
+    /// Whether its storage is full now (writes refused with `507`, `/ready` answering `503`).
+    let space: StorageSpaceMonitor
     let access: AccessControl
     let feed: ChangesFeed
     let batches: BatchService
@@ -56,6 +58,7 @@ public final class SyncServer: Sendable {
         self.clock = clock
         self.timers = timers
         self.logger = logger
+        self.space = StorageSpaceMonitor(storage: self.storage, metrics: metrics, logger: logger)
         self.tokens = TokenService(
             storage: self.storage, clock: clock, accessTokenLifetime: configuration.accessTokenLifetime,
             refreshTokenLifetime: configuration.refreshTokenLifetime)
@@ -88,9 +91,9 @@ public final class SyncServer: Sendable {
     func makeRouter() -> Router<CairnRequestContext> {
         let router = Router(context: CairnRequestContext.self)
         router.add(middleware: RequestLogMiddleware(metrics: metrics))
-        router.add(middleware: ErrorMiddleware(storage: storage))
+        router.add(middleware: ErrorMiddleware(storage: storage, space: space))
         router.add(middleware: WireCompressionMiddleware(enabled: configuration.wireCompression, maximumBodyBytes: configuration.maximumBatchBytes))
-        router.addRoutes(MetaRoutes(storage: storage, metrics: metrics).collection)
+        router.addRoutes(MetaRoutes(storage: storage, metrics: metrics, space: space).collection)
         router.addRoutes(
             AuthRoutes(storage: storage, access: access, tokens: tokens, hasher: hasher, loginThrottle: loginThrottle, clock: clock,
                 identityProvider: identityProvider).collection, atPath: "v1/auth")

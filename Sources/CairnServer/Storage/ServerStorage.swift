@@ -194,6 +194,12 @@ public protocol ServerStorage: Service, FileCatalog, IntegrationStorage, ActionC
     func checkReady() async throws
     /// How busy the storage's connection pool is, for metrics; `nil` (the default) without a pool.
     var poolUsage: PoolUsage? { get }
+    /// Whether `error`, thrown by this storage, says its disk is full (beyond what ``OutOfSpace`` recognises: a
+    /// database server's own words). False by default.
+    func isOutOfSpace(_ error: any Error) -> Bool
+    /// Writes a little where the storage keeps its data, and removes it: throws when there is no room (what `/ready`
+    /// asks while the storage is full, ``StorageSpaceMonitor``). Does nothing by default.
+    func probeSpace() async throws
     /// Whether `error`, thrown by this storage, means its database cannot be reached now (a request may succeed
     /// later, or on another instance): the HTTP layer answers `503 unavailable`. False by default.
     func isUnavailable(_ error: any Error) -> Bool
@@ -268,6 +274,12 @@ extension ServerStorage {
     public var poolUsage: PoolUsage? { nil }
     /// No error means "unavailable".
     public func isUnavailable(_ error: any Error) -> Bool { false }
+
+    /// Only the errors ``OutOfSpace`` recognises.
+    public func isOutOfSpace(_ error: any Error) -> Bool { false }
+
+    /// Nothing to probe: the storage's disk is not this server's.
+    public func probeSpace() async throws {}
     /// The error as it describes itself.
     public func describe(_ error: any Error) -> String { "\(error)" }
 }

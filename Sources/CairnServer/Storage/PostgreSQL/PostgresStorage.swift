@@ -146,8 +146,13 @@ public final class PostgresStorage: ServerStorage {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed: return true
         default:
             let state = error.serverInfo?[.sqlState] ?? ""
-            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53100"].contains(state)
         }
+    }
+
+    /// Whether the database server's disk is full (SQLSTATE 53100, `disk_full`).
+    public func isOutOfSpace(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.serverInfo?[.sqlState] == "53100"
     }
 
     /// Whether a failed statement broke a unique constraint (SQLSTATE 23505).

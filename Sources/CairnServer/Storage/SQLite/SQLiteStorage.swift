@@ -70,6 +70,19 @@ public final class SQLiteStorage: ServerStorage {
         try await gate.withLock { try pool.close() }
     }
 
+    /// Writes 256 KB beside the database file, syncs and removes it: room for a few batches' pages and WAL frames.
+    public func probeSpace() async throws {
+        let probe = URL(fileURLWithPath: pool.path).deletingLastPathComponent().appendingPathComponent(".cairn-space-probe")
+        try await Task.detached {
+            defer { try? FileManager.default.removeItem(at: probe) }
+            guard FileManager.default.createFile(atPath: probe.path, contents: nil) else { throw POSIXError(.EACCES) }
+            let handle = try FileHandle(forWritingTo: probe)
+            defer { try? handle.close() }
+            try handle.write(contentsOf: Data(count: 256 * 1024))
+            try handle.synchronize()
+        }.value
+    }
+
     /// Reads the migration table: the database file answers, and `init` migrated it.
     public func checkReady() async throws {
         _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") }
