@@ -32,7 +32,12 @@ public final class JSONCache: Sendable {
         self.scope = scope
         self.name = name
         let table = self.table
-        state = Mutex(try writer.write { db in try table.open(db, scope: scope, name: name, fields: fields) })
+        state = Mutex(try Self.writing(writer) { db in try table.open(db, scope: scope, name: name, fields: fields) })
+    }
+
+    /// One write transaction of the cache, its failure as a ``CairnError`` (a full device: `storage_full`).
+    static func writing<T>(_ writer: any DatabaseWriter, _ body: (Database) throws -> T) throws -> T {
+        do { return try writer.write(body) } catch { throw CairnError.store(error) }
     }
 
     /// The searchable fields.
@@ -65,7 +70,7 @@ public final class JSONCache: Sendable {
         }
         let entry = self.entry
         let statements = JSONCacheTable.Statements(entry)
-        try writer.write { db in
+        try Self.writing(writer) { db in
             let upsert = try db.cachedStatement(sql: statements.upsert)
             for item in prepared {
                 try upsert.execute(arguments: JSONCacheTable.Statements.arguments(entry, id: item.id, text: item.text, object: item.object))
@@ -84,7 +89,7 @@ public final class JSONCache: Sendable {
     /// Removes the entries with these ids (ids not cached are ignored).
     public func remove(ids: [String]) throws {
         let sql = JSONCacheTable.Statements(entry).remove
-        try writer.write { db in
+        try Self.writing(writer) { db in
             let remove = try db.cachedStatement(sql: sql)
             for id in ids { try remove.execute(arguments: [id]) }
         }
@@ -93,14 +98,14 @@ public final class JSONCache: Sendable {
     /// Removes every entry.
     public func removeAll() throws {
         let sql = JSONCacheTable.Statements(entry).removeAll
-        try writer.write { db in try db.execute(sql: sql) }
+        try Self.writing(writer) { db in try db.execute(sql: sql) }
     }
 
     /// Declares new searchable fields and rebuilds them from the entries already cached.
     public func reindex(fields: [CacheField]) throws {
         try Self.check(fields)
         let table = self.table, scope = self.scope, name = self.name
-        let updated = try writer.write { db in try table.open(db, scope: scope, name: name, fields: fields) }
+        let updated = try Self.writing(writer) { db in try table.open(db, scope: scope, name: name, fields: fields) }
         state.withLock { $0 = updated }
     }
 

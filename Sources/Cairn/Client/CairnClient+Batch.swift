@@ -72,7 +72,7 @@ extension CairnClient {
     func writeTogether<T>(changeSet: String?, options: WriteOptions, _ body: (BatchWriter) throws -> T) throws -> T {
         try checkOpen()
         do {
-            let result = try store.writer.write { db in
+            let result = try store.writing { db in
                 let writer = BatchWriter(store: store, db: db, changeSet: changeSet, excluded: configuration.syncTasks, options: options)
                 let result = try body(writer)
                 if let changeSet { try store.uploads.checkChangeSet(db, changeSet) }

@@ -26,7 +26,7 @@ extension CairnClient {
         let (verdict, explanation) = Diagnostics.judge(
             failedUploads: failedUploads, failedFiles: failedFiles, lastRun: history.first { $0.endedAt != nil }, scheduler: status.scheduler,
             queueDepth: facts.queueDepth, pendingFiles: status.pendingFiles, needsPull: facts.collections.filter(\.needsPull).map(\.name),
-            lastPull: facts.collections.compactMap(\.lastPull).max())
+            lastPull: facts.collections.compactMap(\.lastPull).max(), outOfSpace: storeDiskIsFull)
         return Diagnostics(
             generatedAt: now, verdict: verdict, explanation: explanation,
             server: configuration.serverURL.absoluteString, project: configuration.project, user: configuration.credentials.user,
@@ -47,6 +47,18 @@ extension CairnClient {
             lastDownloadRate: status.lastDownloadRate,
             liveConnected: status.scheduler.liveConnected, scheduler: status.scheduler.phase, nextScheduledAction: status.scheduler.nextWake,
             nextScheduledActionDescription: status.scheduler.nextAction)
+    }
+}
+
+extension CairnClient {
+    /// Whether the disk that holds the store file has almost no room left (under 256 KB: less than a page of
+    /// pulled records takes); false for a store in memory, or when the system does not say.
+    var storeDiskIsFull: Bool {
+        guard case .file(let path) = configuration.store,
+            let free = (try? FileManager.default.attributesOfFileSystem(forPath: (path as NSString).deletingLastPathComponent))?[.systemFreeSize]
+                as? NSNumber
+        else { return false }
+        return free.int64Value < 256 * 1024
     }
 }
 

@@ -135,8 +135,12 @@ public struct Diagnostics: Sendable, Codable, Hashable {
     /// healed it may have been cancelled on purpose after its pages committed, and cancelled runs are not judged).
     static func judge(
         failedUploads: [FailedUpload], failedFiles: [FailedFile], lastRun: SyncHistoryEntry?, scheduler: SchedulerStatus,
-        queueDepth: Int, pendingFiles: Int, needsPull: [String], lastPull: Date? = nil
+        queueDepth: Int, pendingFiles: Int, needsPull: [String], lastPull: Date? = nil, outOfSpace: Bool = false
     ) -> (Verdict, String) {
+        if outOfSpace || lastRun?.error?.hasPrefix("\(ErrorCode.storageFull.rawValue):") == true {
+            return (.stuck, "the device is out of space: the store cannot take what syncs bring; free some space and syncs resume"
+                + (queueDepth > 0 ? " (\(queueDepth) changes wait, kept)" : ""))
+        }
         if let first = failedUploads.first {
             return (.stuck, "\(failedUploads.count) upload\(failedUploads.count == 1 ? " was" : "s were") refused by the server "
                 + "(first: \(first.operation) \(first.collection)/\(first.id): \(first.error.code.rawValue), \(first.error.message)); "

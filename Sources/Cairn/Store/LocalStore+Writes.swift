@@ -17,8 +17,15 @@ enum LocalChange: Sendable {
 extension LocalStore {
     /// Applies a local write and queues its upload in one transaction: once this returns, the change survives a crash.
     @discardableResult
+    /// Failures come as ``CairnError``s (a full device: `storage_full`, ``CairnError/init(wrapping:)``).
     func write(collection name: String, id: String, change: LocalChange, options: WriteOptions = .none) throws -> LocalRecord? {
-        try writer.write { db in try write(db, collection: name, id: id, change: change, options: options) }
+        try writing { db in try write(db, collection: name, id: id, change: change, options: options) }
+    }
+
+    /// One write transaction whose failure comes as a ``CairnError``: a full device says `storage_full`, SQLite's other
+    /// failures `store_failed`, and Cairn's own errors come through as they are.
+    func writing<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try writer.write(body) } catch { throw CairnError.store(error) }
     }
 
     /// Applies a local write inside the caller's transaction; returns the record as it now shows (`nil`: deleted).
