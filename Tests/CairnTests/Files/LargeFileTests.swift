@@ -5,6 +5,7 @@ import CairnTesting
 import Foundation
 import Testing
 
+extension MemoryHeavy {
 @Suite("Files: large uploads over a bad network", .serialized)
 struct LargeFileTests {
     @Test("a 200 MB upload cut several times resumes from the server's offset and completes with the right SHA-256")
@@ -39,4 +40,5 @@ struct LargeFileTests {
             }
         }
     }
+}
 }
