@@ -79,7 +79,7 @@ struct AdminListsToolTests {
         try await Tool.setUpField(d)
         let process = try Tool.start(["serve"] + d + ["--port", "0", "--log-level", "error"],
                                      environment: ProcessInfo.processInfo.environment, output: .pipe)
-        let http = TestHTTPClient(baseURL: try Instances.listeningURL(process))
+        let http = TestHTTPClient(baseURL: try await Instances.listeningURL(process))
         let token = try await http.login("alice").accessToken
         let registered = try await http.send(.POST, "/v1/projects/field/clients", token: token, value: ClientRegistrationRequest(device: "iPad", app: "Field"))
         let client = try registered.decode(ClientRegistration.self).clientId
@@ -101,6 +101,6 @@ struct AdminListsToolTests {
         #expect(revoked.stdout.contains("revoked the sign-ins of alice"))
         #expect(try await http.send(.GET, "/v1/projects/field/schema", token: token).status == 401)
         process.send(SIGTERM)
-        #expect(process.waitUntilExit() == 0)
+        #expect(await process.exit() == 0)
     }
 }

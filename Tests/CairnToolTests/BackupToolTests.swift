@@ -36,7 +36,7 @@ struct BackupToolTests {
                                      environment: ProcessInfo.processInfo.environment, output: .pipe)
         // Also when a step throws: a server left running outlives the test run (.ci/run fails on it).
         defer { if serving.isRunning { serving.send(SIGKILL); serving.waitUntilExit() } }
-        let url = try Instances.listeningURL(serving)
+        let url = try await Instances.listeningURL(serving)
         let port = try #require(url.port)
         let http = TestHTTPClient(baseURL: url)
         let alice = try await http.login("alice").accessToken
@@ -119,7 +119,7 @@ struct BackupToolTests {
         let listed = try listing.decode(BackupList.self).backups
         #expect(listed.map(\.path) == [backup])
         serving.send(SIGTERM)
-        #expect(serving.waitUntilExit() == 0)
+        #expect(await serving.exit() == 0)
 
         let restore = try await Tool.runDetached(["admin", "--data", restored, "restore", "--from", backup])
         #expect(restore.status == 0, "\(restore.stderr)")
@@ -130,7 +130,7 @@ struct BackupToolTests {
             serving.send(SIGTERM)
             serving.waitUntilExit()
         }
-        #expect(try Instances.listeningURL(serving) == url)
+        #expect(try await Instances.listeningURL(serving) == url)
 
         // Every write acknowledged before the backup began is there, with the same token.
         var onServer: Set<String> = []
@@ -206,7 +206,7 @@ struct BackupToolTests {
         let serving = try Tool.start(["serve", "--data", data, "--port", "0", "--log-level", "error"],
                                      environment: ProcessInfo.processInfo.environment, output: .pipe)
         defer { if serving.isRunning { serving.send(SIGKILL); serving.waitUntilExit() } }
-        let http = TestHTTPClient(baseURL: try Instances.listeningURL(serving))
+        let http = TestHTTPClient(baseURL: try await Instances.listeningURL(serving))
         let token = try await http.login("alice").accessToken
         let bytes = TestFiles.bytes(5000, seed: 9)
         let created = try await http.send(.POST, "/v1/projects/field/files", token: token, value: NewFileRequest(
@@ -214,7 +214,7 @@ struct BackupToolTests {
         #expect(try await http.send(.PUT, "/v1/projects/field/files/\(created.id)/upload", token: token, body: bytes).status == 200)
         #expect(try await http.send(.POST, "/v1/projects/field/files/\(created.id)/complete", token: token).status == 200)
         serving.send(SIGTERM)
-        #expect(serving.waitUntilExit() == 0)
+        #expect(await serving.exit() == 0)
         let backup = root.appendingPathComponent("backup")
         let made = try await Tool.run(["admin", "--data", data, "backup", "--to", backup.path])
         #expect(made.status == 0, "\(made.stderr)")

@@ -21,7 +21,7 @@ struct MigrateToolTests {
         // Before: writes, deletes and a file of 2.5 MB (three PostgreSQL chunks) on the SQLite server.
         let sqlite = try Tool.start(["serve", "--data", server, "--port", "0", "--log-level", "error"],
                                     environment: ProcessInfo.processInfo.environment, output: .pipe)
-        let before = TestHTTPClient(baseURL: try Instances.listeningURL(sqlite))
+        let before = TestHTTPClient(baseURL: try await Instances.listeningURL(sqlite))
         let token = try await before.login("alice").accessToken
         let writes = (0..<60).map { SyncOperation(opId: newOpID(), collection: "notes", id: "n\($0)", op: .create, data: ["count": .integer(Int64($0))]) }
         #expect(try await before.send(.POST, "/v1/projects/field/batch", token: token, value: BatchRequest(operations: writes)).status == 200)
@@ -43,7 +43,7 @@ struct MigrateToolTests {
         }
         #expect(seen == 55)
         sqlite.send(SIGTERM)
-        #expect(sqlite.waitUntilExit() == 0)
+        #expect(await sqlite.exit() == 0)
 
         // A run, then the state an interrupted one leaves (rows missing, a file cut off in its second chunk), then a
         // run that completes it, then one that finds nothing left to do.
@@ -74,7 +74,7 @@ struct MigrateToolTests {
             postgres.send(SIGTERM)
             postgres.waitUntilExit()
         }
-        let after = TestHTTPClient(baseURL: try Instances.listeningURL(postgres))
+        let after = TestHTTPClient(baseURL: try await Instances.listeningURL(postgres))
         let unchanged = try await Self.pull(after, token: token, since: cursor)
         #expect(unchanged.changes.isEmpty)
         let next = [SyncOperation(opId: newOpID(), collection: "notes", id: "after", op: .create, data: ["count": 1])]

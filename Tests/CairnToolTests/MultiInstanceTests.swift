@@ -193,7 +193,7 @@ struct OperatorTests {
             process.send(SIGKILL)
             process.waitUntilExit()
         }
-        let client = TestHTTPClient(baseURL: try Instances.listeningURL(process))
+        let client = TestHTTPClient(baseURL: try await Instances.listeningURL(process))
         #expect(try await client.send(.GET, "/ready").status == 200)
         cluster.stop()
         let down = try await client.send(.GET, "/ready")
@@ -228,7 +228,7 @@ struct OperatorTests {
             process.send(SIGTERM)
             process.waitUntilExit()
         }
-        let client = TestHTTPClient(baseURL: try Instances.listeningURL(process))
+        let client = TestHTTPClient(baseURL: try await Instances.listeningURL(process))
         #expect(try await client.send(.GET, "/health").status == 200)
         #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("cairn.sqlite").path))
     }
@@ -241,7 +241,7 @@ struct OperatorTests {
         let process = try Tool.start(
             ["serve", "--data", data.appendingPathComponent("server").path, "--port", "0", "--log-level", "error"],
             environment: ProcessInfo.processInfo.environment, output: .pipe)
-        let client = TestHTTPClient(baseURL: try Instances.listeningURL(process))
+        let client = TestHTTPClient(baseURL: try await Instances.listeningURL(process))
         let token = try await client.login("alice").accessToken
         var request = HTTPClientRequest(url: client.baseURL.absoluteString + "/v1/projects/field/events")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
@@ -277,7 +277,7 @@ struct OperatorTests {
         half.yield(ByteBuffer(repeating: 7, count: size - first))
         half.finish()
         #expect(try await uploaded.status == .ok, "the request in flight at SIGTERM finishes")
-        #expect(process.waitUntilExit() == 0)
+        #expect(await process.exit() == 0)
     }
 }
 
@@ -301,7 +301,7 @@ struct Instances: Sendable {
                     ["serve", "--postgres", url, "--port", "0", "--log-level", "warning"], environment: ProcessInfo.processInfo.environment,
                     output: .pipe)
                 processes.append(process)
-                clients.append(TestHTTPClient(baseURL: try listeningURL(process)))
+                clients.append(TestHTTPClient(baseURL: try await listeningURL(process)))
             }
         } catch {
             for process in processes { process.send(SIGKILL) }
@@ -312,13 +312,20 @@ struct Instances: Sendable {
     }
 
     /// The URL `cairn serve` prints once it listens.
-    static func listeningURL(_ process: ChildProcess) throws -> URL {
+    static func listeningURL(_ process: ChildProcess) async throws -> URL {
         let out = try #require(process.standardOutput)
-        var line = ""
-        while !line.contains("\n") {
-            let chunk = out.availableData
-            if chunk.isEmpty { break }
-            line += String(decoding: chunk, as: UTF8.self)
+        // The read waits for the child to start, off the concurrency pool: a blocked pool thread would starve the
+        // servers of the tests running beside this one.
+        let line = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            DispatchQueue.global().async {
+                var line = ""
+                while !line.contains("\n") {
+                    let chunk = out.availableData
+                    if chunk.isEmpty { break }
+                    line += String(decoding: chunk, as: UTF8.self)
+                }
+                continuation.resume(returning: line)
+            }
         }
         return try #require(line.split(separator: " ").first { $0.hasPrefix("http://") }.flatMap { URL(string: String($0)) })
     }

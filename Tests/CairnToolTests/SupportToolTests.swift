@@ -16,7 +16,7 @@ struct SupportToolTests {
         let process = try Tool.start(["serve"] + d + ["--port", "0", "--log-level", "error"],
                                      environment: ProcessInfo.processInfo.environment, output: .pipe)
         defer { process.send(SIGTERM); _ = process.waitUntilExit() }
-        let url = try Instances.listeningURL(process)
+        let url = try await Instances.listeningURL(process)
         let password = ["CAIRN_PASSWORD": TestServer.password]
         let store = folder.appendingPathComponent("field.sqlite").path
         let marker = "MARKER-\(UUID().uuidString.prefix(8))"

@@ -35,6 +35,7 @@ enum Tool {
         guard let binary else { throw CocoaError(.fileNoSuchFile) }
         var inherited = ProcessInfo.processInfo.environment
         inherited["CAIRN_PASSWORD"] = nil
+        inherited["CAIRN_REQUEST_TIMEOUT"] = patientRequests
         // Files, not pipes: a child that fills one pipe while the other is read would wait forever.
         let capture = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: capture) }
@@ -55,12 +56,20 @@ enum Tool {
         }
     }
 
-    /// Starts `cairn` with exactly `environment`, its output where asked (see ``ChildProcess``).
+    /// Starts `cairn` with exactly `environment` (and a patient request timeout unless it sets one), its output where
+    /// asked (see ``ChildProcess``).
     static func start(_ arguments: [String], environment: [String: String],
                       output: ChildProcess.Destination = .discard, errors: ChildProcess.Destination = .discard) throws -> ChildProcess {
         guard let binary else { throw CocoaError(.fileNoSuchFile) }
+        var environment = environment
+        if environment["CAIRN_REQUEST_TIMEOUT"] == nil { environment["CAIRN_REQUEST_TIMEOUT"] = patientRequests }
         return try ChildProcess(binary, arguments: arguments, environment: environment, output: output, errors: errors)
     }
+
+    /// The request timeout every `cairn` a test runs gets (`CAIRN_REQUEST_TIMEOUT`, seconds): the servers answering it
+    /// run in this test process beside the whole suite, and on a busy machine an answer can take longer than the
+    /// default 30 seconds. Tests never give up after a wall-clock wait; the suite's time limits are the safety net.
+    static let patientRequests = "3600"
 
     /// Runs `cairn` with `arguments` and kills it with SIGKILL after `delay`; returns true if it finished first.
     static func run(_ arguments: [String], environment: [String: String] = [:], killedAfter delay: Duration) async throws -> Bool {
@@ -163,7 +172,7 @@ struct ToolTests {
         let process = try Tool.start(["serve", "--data", data.path, "--port", "0"], environment: ProcessInfo.processInfo.environment,
                                      output: .pipe)
         defer { process.send(SIGTERM); process.waitUntilExit() }
-        let url = try Instances.listeningURL(process).absoluteString
+        let url = try await Instances.listeningURL(process).absoluteString
         let (body, response) = try await URLSession.shared.data(from: URL(string: url + "/health")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(try JSONValue(parsing: body)["status"] == "ok")

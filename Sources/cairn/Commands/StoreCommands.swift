@@ -23,6 +23,11 @@ struct StoreOptions: ParsableArguments {
     var schemaVersion: Int?
 
     @Option(
+        name: .customLong("request-timeout"),
+        help: "Seconds to wait for each answer of the server before retrying (default: CAIRN_REQUEST_TIMEOUT, else 30).")
+    var requestTimeout: Int?
+
+    @Option(
         name: .customLong("key-file"),
         help: "A file holding the store's passphrase, or raw: and 64 hex digits (default: CAIRN_STORE_KEY; neither: not encrypted).")
     var keyFile: String?
@@ -50,6 +55,13 @@ struct StoreOptions: ParsableArguments {
         configuration.schemaVersion = try schemaVersion
             ?? CLIError.wrap("cannot read the store \(store)") { try CairnClient.storedSchemaVersion(at: store, key: key) }
         configuration.connectOnOpen = connectNow
+        let timeoutText = requestTimeout.map(String.init) ?? ProcessInfo.processInfo.environment["CAIRN_REQUEST_TIMEOUT"]
+        if let timeoutText {
+            guard let seconds = Int(timeoutText), seconds > 0 else {
+                throw CLIError("the request timeout is a whole number of seconds above 0, not \(timeoutText)")
+            }
+            configuration.requestTimeout = .seconds(seconds)
+        }
         if let timings {
             configuration.logger = timings.logger
             configuration.traceRequests = true
