@@ -86,17 +86,17 @@ struct AdminListsToolTests {
         let writes = (0..<3).map { SyncOperation(opId: newOpID(), collection: "notes", id: "n\($0)", op: .create, data: [:]) }
         #expect(try await http.send(.POST, "/v1/projects/field/batch", token: token, value: BatchRequest(operations: writes)).status == 200)
 
-        let listed = try await Tool.runDetached(["admin"] + d + ["list-clients", "--project", "field", "--json"])
+        let listed = try await Tool.run(["admin"] + d + ["list-clients", "--project", "field", "--json"])
         let page = try CairnJSON.decode(AdminPage<ClientSummary>.self, from: Array(listed.stdout.utf8))
         #expect(page.items.map(\.clientId) == [client])
         #expect(page.items.first?.behind == 3 && page.items.first?.device == "iPad" && page.items.first?.user == "alice")
-        let table = try await Tool.runDetached(["admin"] + d + ["list-clients", "--project", "field"])
+        let table = try await Tool.run(["admin"] + d + ["list-clients", "--project", "field"])
         #expect(table.stdout.hasPrefix("CLIENT"))
         #expect(table.stdout.contains(client))
-        #expect(try await Tool.runDetached(["admin"] + d + ["list-clients", "--project", "field", "--behind", "4"]).stdout == "CLIENT  USER  DEVICE  APP  REGISTERED  LAST SEEN  PULLED  BEHIND\n")
-        #expect(try await Tool.runDetached(["admin"] + d + ["list-clients", "--project", "nope"]).status != 0)
+        #expect(try await Tool.run(["admin"] + d + ["list-clients", "--project", "field", "--behind", "4"]).stdout == "CLIENT  USER  DEVICE  APP  REGISTERED  LAST SEEN  PULLED  BEHIND\n")
+        #expect(try await Tool.run(["admin"] + d + ["list-clients", "--project", "nope"]).status != 0)
 
-        let revoked = try await Tool.runDetached(["admin"] + d + ["revoke-sign-ins", "alice"])
+        let revoked = try await Tool.run(["admin"] + d + ["revoke-sign-ins", "alice"])
         #expect(revoked.status == 0)
         #expect(revoked.stdout.contains("revoked the sign-ins of alice"))
         #expect(try await http.send(.GET, "/v1/projects/field/schema", token: token).status == 401)

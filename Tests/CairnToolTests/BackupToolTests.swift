@@ -96,7 +96,7 @@ struct BackupToolTests {
 
         let recordsBefore = acknowledged.records.withLock { $0 }
         let filesBefore = acknowledged.files.withLock { $0 }
-        let made = try await Tool.runDetached(["admin", "--data", data, "backup", "--to", backup])
+        let made = try await Tool.run(["admin", "--data", data, "backup", "--to", backup])
         #expect(made.status == 0, "\(made.stderr)")
         #expect(made.stdout.contains("backed up \(data) to \(backup): database "), "\(made.stdout)")
         // The writers went on during the backup, and go on a little after it.
@@ -121,7 +121,7 @@ struct BackupToolTests {
         serving.send(SIGTERM)
         #expect(await serving.exit() == 0)
 
-        let restore = try await Tool.runDetached(["admin", "--data", restored, "restore", "--from", backup])
+        let restore = try await Tool.run(["admin", "--data", restored, "restore", "--from", backup])
         #expect(restore.status == 0, "\(restore.stderr)")
         #expect(restore.stdout.contains("checked"), "\(restore.stdout)")
         serving = try Tool.start(["serve", "--data", restored, "--port", "\(port)", "--log-level", "error"],

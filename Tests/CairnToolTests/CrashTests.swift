@@ -37,7 +37,7 @@ struct CrashTests {
                 if !finished { kills += 1 }
             }
             // With the flags again, as after a first attempt that may have been killed before the store noted its server.
-            let rerun = try await Tool.runDetached(
+            let rerun = try await Tool.run(
                 ["sync", "--store", store, "--server", fixture.server.baseURL.absoluteString, "--project", Fixture.project, "--user", "alice"],
                 environment: ["CAIRN_PASSWORD": TestServer.password])
             #expect(rerun.status == 0, "\(rerun.stderr)")
@@ -68,7 +68,7 @@ struct CrashTests {
                     kills += 1
                 }
             }
-            let rerun = try await Tool.runDetached(["sync", "--store", store], environment: ["CAIRN_PASSWORD": TestServer.password])
+            let rerun = try await Tool.run(["sync", "--store", store], environment: ["CAIRN_PASSWORD": TestServer.password])
             #expect(rerun.status == 0, "\(rerun.stderr)")
             let server = try await fixture.pullAll("rita", "logs").changes
             #expect(server.count == total)
@@ -95,30 +95,30 @@ struct CommandLineSyncTests {
             let first = Fixture.temporaryStorePath(), second = Fixture.temporaryStorePath()
             let environment = ["CAIRN_PASSWORD": TestServer.password]
             let server = ["--server", fixture.server.baseURL.absoluteString, "--project", Fixture.project, "--user", "alice"]
-            let notSynced = try await Tool.runDetached(["put", "--store", first, "notes", "n1", #"{"title": "x"}"#], environment: environment)
+            let notSynced = try await Tool.run(["put", "--store", first, "notes", "n1", #"{"title": "x"}"#], environment: environment)
             #expect(notSynced.status != 0)
             #expect(notSynced.stderr.contains("has not synced yet") || notSynced.stderr.contains("never synced"))
-            #expect(try await Tool.runDetached(["sync", "--store", first] + server, environment: environment).status == 0)
-            #expect(try await Tool.runDetached(["sync", "--store", second] + server, environment: environment).status == 0)
+            #expect(try await Tool.run(["sync", "--store", first] + server, environment: environment).status == 0)
+            #expect(try await Tool.run(["sync", "--store", second] + server, environment: environment).status == 0)
             // Offline from here: the store remembers the server, and put needs no password.
-            let put = try await Tool.runDetached(["put", "--store", first, "notes", "n1", #"{"title": "Check exits", "done": false, "count": 3}"#])
+            let put = try await Tool.run(["put", "--store", first, "notes", "n1", #"{"title": "Check exits", "done": false, "count": 3}"#])
             #expect(put.status == 0, "\(put.stderr)")
-            #expect(try await Tool.runDetached(["put", "--store", first, "notes", "n2", #"{"title": "Gone soon"}"#]).status == 0)
-            #expect(try await Tool.runDetached(["delete", "--store", first, "notes", "n2"]).status == 0)
-            let bad = try await Tool.runDetached(["put", "--store", first, "notes", "n3", #"{"title": 5}"#])
+            #expect(try await Tool.run(["put", "--store", first, "notes", "n2", #"{"title": "Gone soon"}"#]).status == 0)
+            #expect(try await Tool.run(["delete", "--store", first, "notes", "n2"]).status == 0)
+            let bad = try await Tool.run(["put", "--store", first, "notes", "n3", #"{"title": 5}"#])
             #expect(bad.status != 0)
             #expect(bad.stderr.contains("must be a string"))
-            #expect(try await Tool.runDetached(["put", "--store", first, "notes", "n3", "{not json"]).stderr.contains("not valid JSON"))
-            #expect(try await Tool.runDetached(["sync", "--store", first], environment: environment).status == 0)
-            #expect(try await Tool.runDetached(["sync", "--store", second], environment: environment).status == 0)
-            let query = try await Tool.runDetached(["query", "--store", second, "SELECT id, title, done, count FROM notes ORDER BY id"])
+            #expect(try await Tool.run(["put", "--store", first, "notes", "n3", "{not json"]).stderr.contains("not valid JSON"))
+            #expect(try await Tool.run(["sync", "--store", first], environment: environment).status == 0)
+            #expect(try await Tool.run(["sync", "--store", second], environment: environment).status == 0)
+            let query = try await Tool.run(["query", "--store", second, "SELECT id, title, done, count FROM notes ORDER BY id"])
             #expect(query.status == 0)
             #expect(query.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                     == #"{"status":"ok","result":{"database":{"records":[{"count":3,"done":0,"id":"n1","title":"Check exits"}]}}}"#)
-            let broken = try await Tool.runDetached(["query", "--store", second, "SELECT nope FROM notes"])
+            let broken = try await Tool.run(["query", "--store", second, "SELECT nope FROM notes"])
             #expect(broken.status != 0)
             #expect(broken.stdout.hasPrefix(#"{"status":"error""#))
-            let noPassword = try await Tool.runDetached(["sync", "--store", second])
+            let noPassword = try await Tool.run(["sync", "--store", second])
             #expect(noPassword.status != 0)
             #expect(noPassword.stderr.contains("CAIRN_PASSWORD"))
         }

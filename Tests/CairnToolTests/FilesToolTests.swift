@@ -29,7 +29,7 @@ struct FilesToolTests {
             let folder = source.deletingLastPathComponent()
             let environment = ["CAIRN_PASSWORD": TestServer.password]
 
-            let upload = try await Tool.runDetached(
+            let upload = try await Tool.run(
                 arguments(["upload", source.path, "--type", "image/jpeg", "--tag", "site-7", "--attach", "notes/n1/photo"], store: store, fixture: fixture),
                 environment: environment)
             #expect(upload.status == 0, "\(upload.stderr)")
@@ -39,26 +39,26 @@ struct FilesToolTests {
             let record = try await fixture.pullAll("bob", "notes").changes.first { $0.id == "n1" }
             #expect(record?.data?["photo"] == .string(id))
 
-            let list = try await Tool.runDetached(arguments(["list", "--tag", "site-7"], store: store, fixture: fixture), environment: environment)
+            let list = try await Tool.run(arguments(["list", "--tag", "site-7"], store: store, fixture: fixture), environment: environment)
             #expect(list.status == 0)
             #expect(list.stdout.hasPrefix("\(id)\tcompleted\t3000000\tphoto.jpg\tsite-7"))
-            let info = try await Tool.runDetached(arguments(["info", id], store: store, fixture: fixture), environment: environment)
+            let info = try await Tool.run(arguments(["info", id], store: store, fixture: fixture), environment: environment)
             let metadata = try CairnJSON.decode(FileMetadata.self, from: Data(info.stdout.utf8))
             #expect(metadata.sha256 == TestFiles.sha256(bytes))
 
             let output = folder.appendingPathComponent("copy.jpg")
-            let download = try await Tool.runDetached(
+            let download = try await Tool.run(
                 arguments(["download", id, "--output", output.path], store: store, fixture: fixture), environment: environment)
             #expect(download.status == 0, "\(download.stderr)")
             #expect(try Data(contentsOf: output) == bytes)
 
-            let delete = try await Tool.runDetached(arguments(["delete", id], store: store, fixture: fixture), environment: environment)
+            let delete = try await Tool.run(arguments(["delete", id], store: store, fixture: fixture), environment: environment)
             #expect(delete.status == 0)
-            let gone = try await Tool.runDetached(arguments(["download", id, "--output", output.path + ".2"], store: store, fixture: fixture),
+            let gone = try await Tool.run(arguments(["download", id, "--output", output.path + ".2"], store: store, fixture: fixture),
                                                   environment: environment)
             #expect(gone.status == 1)
             #expect(gone.stderr.contains("file_not_ready") || gone.stderr.contains("deleted"))
-            let missing = try await Tool.runDetached(arguments(["upload", folder.appendingPathComponent("nope").path], store: store, fixture: fixture),
+            let missing = try await Tool.run(arguments(["upload", folder.appendingPathComponent("nope").path], store: store, fixture: fixture),
                                                      environment: environment)
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("cannot"))
@@ -70,20 +70,20 @@ struct FilesToolTests {
         let (fixture, store, source) = try await Self.start(photo: Data(repeating: 7, count: 10_000))
         try await withCleanup({ await fixture.stop() }) {
             let environment = ["CAIRN_PASSWORD": TestServer.password]
-            let upload = try await Tool.runDetached(
+            let upload = try await Tool.run(
                 arguments(["upload", source.path, "--attach", "notes/n1/photo"], store: store, fixture: fixture), environment: environment)
             #expect(upload.status == 0, "\(upload.stderr)")
             let id = upload.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
             // No server answers on port 1.
-            let offline = try await Tool.runDetached(
+            let offline = try await Tool.run(
                 ["files", "delete", id, "--detach", "notes/n1/photo", "--store", store, "--server", "http://127.0.0.1:1"], environment: environment)
             #expect(offline.status == 0, "\(offline.stderr)")
             #expect(offline.stdout.contains("queued the deletion of \(id)"))
             let files = "/v1/projects/\(Fixture.project)/files/\(id)"
             #expect(try await fixture.http.send(.GET, files, token: fixture.tokens["alice"]).json?["status"] == "completed")
 
-            let sync = try await Tool.runDetached(
+            let sync = try await Tool.run(
                 ["sync", "--store", store, "--server", fixture.server.baseURL.absoluteString], environment: environment)
             #expect(sync.status == 0, "\(sync.stderr)")
             #expect(try await fixture.http.send(.GET, files, token: fixture.tokens["alice"]).json?["status"] == "deleted")
@@ -114,7 +114,7 @@ struct FilesToolTests {
             process.send(SIGKILL)
             await process.exit()
             try #require(received > 0, "the upload finished before it could be killed")
-            let rerun = try await Tool.runDetached(["sync", "--store", store], environment: ["CAIRN_PASSWORD": TestServer.password])
+            let rerun = try await Tool.run(["sync", "--store", store], environment: ["CAIRN_PASSWORD": TestServer.password])
             #expect(rerun.status == 0, "\(rerun.stderr)")
             let files = try await fixture.server.server.storage.searchFiles(project: Fixture.project, query: FileQuery(statuses: [.completed], limit: 10))
             #expect(files.count == 1)

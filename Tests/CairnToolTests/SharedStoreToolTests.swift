@@ -14,7 +14,7 @@ struct SharedStoreToolTests {
     /// A store that synced once through the tool, and a client on it in this process.
     static func sharedStore(_ fixture: Fixture) async throws -> (path: String, client: CairnClient) {
         let path = Fixture.temporaryStorePath()
-        let first = try await Tool.runDetached(
+        let first = try await Tool.run(
             ["sync", "--store", path, "--server", fixture.server.baseURL.absoluteString, "--project", Fixture.project, "--user", "alice"],
             environment: environment)
         #expect(first.status == 0, "\(first.stderr)")
@@ -26,7 +26,7 @@ struct SharedStoreToolTests {
     }
 
     static func put(_ store: String, _ id: String) async throws {
-        let put = try await Tool.runDetached(["put", "--store", store, "notes", id, #"{"title": "written by \#(id)"}"#])
+        let put = try await Tool.run(["put", "--store", store, "notes", id, #"{"title": "written by \#(id)"}"#])
         #expect(put.status == 0, "\(put.stderr)")
     }
 

@@ -48,7 +48,7 @@ struct StoreKeyToolTests {
             // How long an uninterrupted rekey takes here, to spread the kills over all of it.
             let started = ContinuousClock.now
             let next = try Self.keyFile(in: folder)
-            let first = try await Tool.runDetached(["store", "rekey", "--store", store, "--key-file", current.path, "--new-key-file", next.path])
+            let first = try await Tool.run(["store", "rekey", "--store", store, "--key-file", current.path, "--new-key-file", next.path])
             try #require(first.status == 0, "\(first.stderr)")
             let duration = ContinuousClock.now - started
             current = next
@@ -97,30 +97,30 @@ struct StoreKeyToolTests {
             try Data("correct horse battery\n".utf8).write(to: URL(fileURLWithPath: keyFile))
             let password = ["CAIRN_PASSWORD": TestServer.password]
             let server = ["--server", fixture.server.baseURL.absoluteString, "--project", Fixture.project, "--user", "alice"]
-            #expect(try await Tool.runDetached(["sync", "--store", store] + server, environment: password).status == 0)
+            #expect(try await Tool.run(["sync", "--store", store] + server, environment: password).status == 0)
             let marker = "MARKER-\(UUID().uuidString)"
-            #expect(try await Tool.runDetached(["put", "--store", store, "notes", "n1", #"{"title": "\#(marker)"}"#], environment: password).status == 0)
+            #expect(try await Tool.run(["put", "--store", store, "notes", "n1", #"{"title": "\#(marker)"}"#], environment: password).status == 0)
 
-            let encrypted = try await Tool.runDetached(["store", "encrypt", "--store", store, "--new-key-file", keyFile])
+            let encrypted = try await Tool.run(["store", "encrypt", "--store", store, "--new-key-file", keyFile])
             #expect(encrypted.status == 0, "\(encrypted.stderr)")
             let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("store.sqlite") }
             for name in files {
                 #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)).range(of: Data(marker.utf8)) == nil, "\(name)")
             }
-            let noKey = try await Tool.runDetached(["query", "--store", store, "SELECT title FROM notes"])
+            let noKey = try await Tool.run(["query", "--store", store, "SELECT title FROM notes"])
             #expect(noKey.status == 1 && noKey.stderr.contains("key_required"), "\(noKey.stderr)")
-            let wrong = try await Tool.runDetached(["query", "--store", store, "SELECT title FROM notes"], environment: ["CAIRN_STORE_KEY": "wrong"])
+            let wrong = try await Tool.run(["query", "--store", store, "SELECT title FROM notes"], environment: ["CAIRN_STORE_KEY": "wrong"])
             #expect(wrong.status == 1 && wrong.stderr.contains("wrong_key"), "\(wrong.stderr)")
-            let viaFile = try await Tool.runDetached(["query", "--store", store, "--key-file", keyFile, "SELECT title FROM notes"])
+            let viaFile = try await Tool.run(["query", "--store", store, "--key-file", keyFile, "SELECT title FROM notes"])
             #expect(viaFile.status == 0 && viaFile.stdout.contains(marker), "\(viaFile.stderr)")
-            let synced = try await Tool.runDetached(
+            let synced = try await Tool.run(
                 ["sync", "--store", store], environment: password.merging(["CAIRN_STORE_KEY": "correct horse battery"]) { $1 })
             #expect(synced.status == 0, "\(synced.stderr)")
             #expect(try await fixture.pullAll("alice", "notes").changes.contains { $0.id == "n1" })
 
-            let decrypted = try await Tool.runDetached(["store", "decrypt", "--store", store, "--key-file", keyFile])
+            let decrypted = try await Tool.run(["store", "decrypt", "--store", store, "--key-file", keyFile])
             #expect(decrypted.status == 0, "\(decrypted.stderr)")
-            #expect(try await Tool.runDetached(["query", "--store", store, "SELECT title FROM notes"]).stdout.contains(marker))
+            #expect(try await Tool.run(["query", "--store", store, "SELECT title FROM notes"]).stdout.contains(marker))
         }
     }
 }

@@ -27,7 +27,11 @@ enum Tool {
     /// Runs `cairn` to its end and reads what it printed. The wait happens off the concurrency pool: a test blocking
     /// one of its few threads while the child runs would starve the servers of tests running beside it.
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
-        try await runDetached(arguments, environment: environment)
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(arguments, environment: environment) })
+            }
+        }
     }
 
     /// ``run(_:environment:)`` on the calling thread, which it blocks until the child exits.
@@ -45,15 +49,6 @@ enum Tool {
         let status = process.waitUntilExit()
         return Output(status: status, stdout: String(decoding: (try? Data(contentsOf: out)) ?? Data(), as: UTF8.self),
                       stderr: String(decoding: (try? Data(contentsOf: err)) ?? Data(), as: UTF8.self))
-    }
-
-    /// The same as ``run(_:environment:)``: the child is waited for off the concurrency pool.
-    static func runDetached(_ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try runBlocking(arguments, environment: environment) })
-            }
-        }
     }
 
     /// Starts `cairn` with exactly `environment` (and a patient request timeout unless it sets one), its output where

@@ -154,7 +154,7 @@ extension CairnError {
             self.init(
                 .storageFull, "The device is out of space: the local store could not be written. Free some space; nothing was lost",
                 details: ["sqliteCode": .integer(Int64(error.extendedResultCode.rawValue))], cause: error)
-        case let error where Self.isOutOfSpace(error):
+        case let error where DiskFull.matches(error):
             self.init(.storageFull, "The device is out of space: a file could not be written. Free some space; nothing was lost", cause: error)
         case let error as DatabaseError:
             // GRDB's own description may quote SQL arguments; the result code and SQLite's message do not hold data.
@@ -164,20 +164,6 @@ extension CairnError {
                 cause: error)
         default:
             self.init(.internalError, "Unexpected \(type(of: error)) inside Cairn", cause: error)
-        }
-    }
-
-    /// Whether a file write failed because the device's disk is full (`ENOSPC`, `EDQUOT`).
-    static func isOutOfSpace(_ error: any Error) -> Bool {
-        switch error {
-        case let error as CocoaError:
-            if error.code == .fileWriteOutOfSpace { return true }
-            return (error.userInfo[NSUnderlyingErrorKey] as? any Error).map(isOutOfSpace) ?? false
-        case let error as POSIXError:
-            return error.code == .ENOSPC || error.code == .EDQUOT
-        default:
-            let bridged = error as NSError
-            return bridged.domain == NSPOSIXErrorDomain && (bridged.code == Int(POSIXErrorCode.ENOSPC.rawValue) || bridged.code == Int(POSIXErrorCode.EDQUOT.rawValue))
         }
     }
 

@@ -6,7 +6,7 @@ import CairnSQL
 /// record's current live state, so a job matches `site.region = north` while its site is in the north.
 ///
 /// When a followed field of a record changes, its referrers are written again at new versions with the same data
-/// (``touches(changing:from:to:schema:)``), so every reader's feed re-judges them: a reader gains the jobs of a site
+/// (``touches(_:from:to:)``), so every reader's feed re-judges them: a reader gains the jobs of a site
 /// that moved into its region, and one that held them is told they are gone.
 ///
 /// ```swift
@@ -104,16 +104,18 @@ struct FollowedReference: Sendable {
         }
     }
 
-    /// The fields of `collection` that data rules follow through references, by referring collection and
-    /// reference field: a change to one of them changes what those rules decide for the referrers.
-    static func followers(of collection: String, in schema: Schema) -> [Follower] {
-        var followers: [Follower] = []
+    /// The followers of each collection whose fields data rules follow through references (by referring collection and
+    /// reference field): a change to one of those fields changes what the rules decide for the referrers. Made once per
+    /// batch; empty for a schema whose rules follow no reference.
+    static func followers(in schema: Schema) -> [String: [Follower]] {
+        var followers: [String: [Follower]] = [:]
         for source in schema.collections {
             guard let rules = source.rules, let resolved = schema.collection(named: source.name) else { continue }
             var fields: [String: Set<String>] = [:]
             for rule in [rules.read, rules.write].compactMap({ $0 }) { collect(rule, in: resolved, into: &fields) }
-            for (reference, names) in fields.sorted(by: { $0.key < $1.key }) where resolved.field(named: reference)?.collection == collection {
-                followers.append(Follower(collection: source.name, reference: reference, fields: names))
+            for (reference, names) in fields.sorted(by: { $0.key < $1.key }) {
+                guard let target = resolved.field(named: reference)?.collection else { continue }
+                followers[target, default: []].append(Follower(collection: source.name, reference: reference, fields: names))
             }
         }
         return followers
@@ -129,13 +131,11 @@ struct FollowedReference: Sendable {
         var fields: Set<String>
     }
 
-    /// The records whose rules' verdicts a write of `id` in `collection` from `previous` to `data` may change: for each
-    /// follower whose fields differ, its live referrers, to be written again with the same data. None for a new record
-    /// (nothing can name it yet) or a delete (its referrers' `onDelete` decides).
-    static func touches(
-        changing collection: String, from previous: [String: JSONValue], to data: [String: JSONValue], schema: Schema
-    ) -> [Follower] {
-        followers(of: collection, in: schema).filter { follower in follower.fields.contains { previous[$0] != data[$0] } }
+    /// Those of `followers` (of the written record's collection) whose fields differ between `previous` and `data`: their
+    /// live referrers are written again with the same data. None is asked for a new record (nothing can name it yet) or
+    /// a delete (its referrers' `onDelete` decides).
+    static func touches(_ followers: [Follower], from previous: [String: JSONValue], to data: [String: JSONValue]) -> [Follower] {
+        followers.filter { follower in follower.fields.contains { previous[$0] != data[$0] } }
     }
 
     /// The live records `data` of `collection` names in its `reference` fields, as JSON text by collection and id,

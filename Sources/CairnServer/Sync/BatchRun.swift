@@ -12,6 +12,8 @@ struct BatchRun: Sendable {
     let writeGuard: WriteGuard?
     /// The caller's read filters in the collections the batch names in `reference` fields (none when unbound).
     let targetReadFilters: [String: Filter]
+    /// Per collection, the rules that follow a reference to its fields (``FollowedReference/followers(in:)``).
+    let followers: [String: [FollowedReference.Follower]]
     /// The files the batch names that the caller may not read.
     let hiddenFiles: Set<String>
     /// The files the batch names whose upload is complete.
@@ -88,8 +90,8 @@ struct BatchRun: Sendable {
                 }
             }
             // A change to a field that other collections' rules follow re-judges the records naming this one.
-            if !row.deleted, let previous = row.previous, !previous.record.deleted {
-                for follower in FollowedReference.touches(changing: row.collection, from: previous.record.data, to: row.data, schema: schema) {
+            if !row.deleted, let previous = row.previous, !previous.record.deleted, let followers = followers[row.collection] {
+                for follower in FollowedReference.touches(followers, from: previous.record.data, to: row.data) {
                     for referrer in try await writer.transaction.liveReferrers(collection: follower.collection, field: follower.reference, id: row.id) {
                         followUps.append(.init(collection: follower.collection, id: referrer, deleted: false, cleared: []))
                     }

@@ -69,14 +69,15 @@ struct BatchService: Sendable {
         let translation = try BatchTranslation(
             batch, history: try await evolution.history(project: project, current: schema), schemaNumber: schemaNumber)
         let fileIDs = FileReferences.ids(translation.operations, schema: schema)
+        let followers = FollowedReference.followers(in: schema)
         let run = BatchRun(
             schema: schema, translation: translation, prepared: translation.prepared(batch, user: user), writeGuard: writeGuard,
-            targetReadFilters: targetReadFilters,
+            targetReadFilters: targetReadFilters, followers: followers,
             hiddenFiles: hiddenFiles, completedFiles: fileIDs.isEmpty ? [] : try await storage.completedFiles(project: project, ids: fileIDs),
             now: now)
         let targets = RecordReferences.targets(translation.operations, schema: schema)
         let reads = RecordReferences.reads(targets, adding: BatchLookups.reads(translation.operations))
-        let early = RecordReferences.decidesUnderLock(translation.operations, targets: targets, schema: schema)
+        let early = RecordReferences.decidesUnderLock(translation.operations, targets: targets, followed: Set(followers.keys), schema: schema)
             ? nil : try await decideEarly(run, reads: reads, project: project)
         let ended = try await commits.write(
             project: project, user: user, now: now, schema: schema,

@@ -4,7 +4,7 @@ import CairnProtocol
 /// the field's collection that its writer may read. A value the record already holds is not checked again.
 ///
 /// The records a batch names are read with its own records, under the project's write lock when the batch names a
-/// record it also writes or deletes from a referenced collection (``decidesUnderLock(_:targets:schema:)``), so a target
+/// record it also writes or deletes from a referenced collection (``decidesUnderLock(_:targets:followed:schema:)``), so a target
 /// created earlier in the same batch counts, and one deleted meanwhile does not.
 enum RecordReferences {
     /// The records `operations` name in `reference` fields, by collection.
@@ -32,16 +32,12 @@ enum RecordReferences {
     /// Whether the batch must decide each operation after the one before it committed: it names in a reference a
     /// record it also writes, or deletes (or may delete) records that other records reference, whose `onDelete`
     /// changes records the batch may touch next, or changes records whose fields other collections' rules follow.
-    /// `targets` are the records the batch names in `reference` fields (``targets(_:schema:)``).
-    static func decidesUnderLock(_ operations: [SyncOperation], targets: [String: [String]], schema: Schema) -> Bool {
-        var followed: [String: Bool] = [:]
+    /// `targets` are the records the batch names in `reference` fields (``targets(_:schema:)``); `followed`, the
+    /// collections whose fields data rules follow (``FollowedReference/followers(in:)``).
+    static func decidesUnderLock(_ operations: [SyncOperation], targets: [String: [String]], followed: Set<String>, schema: Schema) -> Bool {
         for operation in operations {
             // A change to a field other rules follow writes the records naming it again (``FollowedReference``).
-            if operation.op != .create && operation.op != .delete {
-                let isFollowed = followed[operation.collection] ?? !FollowedReference.followers(of: operation.collection, in: schema).isEmpty
-                followed[operation.collection] = isFollowed
-                if isFollowed { return true }
-            }
+            if operation.op != .create && operation.op != .delete && followed.contains(operation.collection) { return true }
             if targets[operation.collection]?.contains(operation.id) == true { return true }
             if operation.op == .delete, !schema.references(to: operation.collection).isEmpty { return true }
         }
