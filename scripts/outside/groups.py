@@ -59,8 +59,11 @@ def main():
         check([p["recordId"] for p in pending("--tag", "inspection/4.2")] == ["f-1", "f-2"], "--tag selects the same two")
         severe = pending("--collection", "findings", "--where", json.dumps({"field": "severity", "op": "gte", "value": 3}))
         check([p["recordId"] for p in severe] == ["f-1", "f-3"], "--where selects by the records' data", got=severe)
+        # As the issue writes it: --group, --tag and --where, each record read in its own collection.
+        selected = pending("--group", "visit-1", "--tag", "inspection/4.2", "--where", json.dumps({"field": "severity", "op": "gte", "value": 3}))
+        check([p["recordId"] for p in selected] == ["f-1"], "cairn queue --group --tag --where selects without --collection", got=selected)
         refused = subprocess.run([CAIRN, "queue", "--store", ana, "--where", "{}"], capture_output=True, text=True, env=environment)
-        check(refused.returncode != 0 and "--collection" in refused.stderr, "--where without --collection is refused with a reason",
+        check(refused.returncode != 0 and "not a filter" in refused.stderr, "--where that is not a filter is refused with a reason",
               got=refused.stderr)
         op_id = group[0]["opId"]
 

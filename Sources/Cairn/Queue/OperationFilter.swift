@@ -21,7 +21,9 @@ public struct OperationFilter: Sendable, Hashable {
     /// Only operations of this change set (``PendingOperation/changeSet``).
     public var changeSet: String?
     /// Only operations whose record, as it shows on the device now, matches this filter (the protocol's filter
-    /// language, as in ``Query``); a record deleted on the device matches none. Needs ``collection``.
+    /// language, as in ``Query``); a record deleted on the device matches none. With ``collection`` it is read in that
+    /// collection; without, in the collection of each operation's record (one whose fields the filter does not name
+    /// selects none; a filter that fits no collection is `validation_failed`).
     public var `where`: Filter?
     /// Newest first instead of oldest first (by when the change was made, or when it failed).
     public var newestFirst: Bool
@@ -46,11 +48,22 @@ public struct OperationFilter: Sendable, Hashable {
     /// Every operation, oldest first.
     public static let all = OperationFilter()
 
-    /// The ids of the records of ``collection`` that ``where`` selects on the device now; `nil` without a `where`.
-    func matchingIDs(in store: LocalStore) throws -> Set<String>? {
+    /// The ids of the records that ``where`` selects on the device now, by collection: in ``collection``, or without
+    /// one in every collection the filter fits; `nil` without a `where`.
+    func matchingIDs(in store: LocalStore) throws -> [String: Set<String>]? {
         guard let filter = self.where else { return nil }
-        guard let collection else { throw CairnError.invalid("an operation filter with where needs a collection") }
-        return Set(try store.records(Query(collection, filter: filter)).map(\.id))
+        if let collection { return [collection: Set(try store.records(Query(collection, filter: filter)).map(\.id))] }
+        var matching: [String: Set<String>] = [:]
+        var refusal: (any Error)?
+        for name in store.schema?.collections.map(\.name) ?? [] {
+            do {
+                matching[name] = Set(try store.records(Query(name, filter: filter)).map(\.id))
+            } catch let error as CairnError where error.code == .validationFailed || error.code == .invalidArgument {
+                refusal = refusal ?? error  // the filter names fields this collection lacks: none of its records match
+            }
+        }
+        if matching.isEmpty, let refusal { throw refusal }
+        return matching
     }
 
     /// The facts of an operation the filter looks at.
@@ -62,13 +75,13 @@ public struct OperationFilter: Sendable, Hashable {
     }
 
     /// The operations the filter selects from `operations` (oldest first), in its order and within its limit;
-    /// `matching` holds the ids of the records ``where`` selects (read beforehand with ``matchingIDs(in:)``).
-    func apply<Operation>(to operations: [Operation], matching: Set<String>?, facts: (Operation) -> Facts) -> [Operation] {
+    /// `matching` holds the ids of the records ``where`` selects, by collection (read beforehand with ``matchingIDs(in:)``).
+    func apply<Operation>(to operations: [Operation], matching: [String: Set<String>]?, facts: (Operation) -> Facts) -> [Operation] {
         var selected = operations.filter { operation in
             let facts = facts(operation)
             return (self.collection.map { $0 == facts.collection } ?? true) && (ids.map { $0.contains(facts.id) } ?? true)
                 && (uploadGroup.map { $0 == facts.options.uploadGroup } ?? true) && (customTag.map { $0 == facts.options.customTag } ?? true)
-                && (changeSet.map { $0 == facts.changeSet } ?? true) && (matching.map { $0.contains(facts.id) } ?? true)
+                && (changeSet.map { $0 == facts.changeSet } ?? true) && (matching.map { $0[facts.collection]?.contains(facts.id) ?? false } ?? true)
         }
         if newestFirst { selected.reverse() }
         if let limit { selected = Array(selected.prefix(max(0, limit))) }

@@ -38,13 +38,13 @@ extension UploadQueue {
         return try store.writer.read { db in try failures(db, filter, matching: matching) }
     }
 
-    private func pending(_ db: Database, _ filter: OperationFilter, matching: Set<String>?) throws -> [PendingOperation] {
+    private func pending(_ db: Database, _ filter: OperationFilter, matching: [String: Set<String>]?) throws -> [PendingOperation] {
         filter.apply(to: try store.queue.all(db), matching: matching) {
             OperationFilter.Facts(collection: $0.collection, id: $0.recordID, options: $0.options, changeSet: $0.changeSet)
         }
     }
 
-    private func failures(_ db: Database, _ filter: OperationFilter, matching: Set<String>?) throws -> [FailedOperation] {
+    private func failures(_ db: Database, _ filter: OperationFilter, matching: [String: Set<String>]?) throws -> [FailedOperation] {
         filter.apply(to: try store.failed.all(db), matching: matching) {
             OperationFilter.Facts(collection: $0.collection, id: $0.recordID, options: $0.options, changeSet: $0.changeSet)
         }

@@ -13,7 +13,7 @@ struct QueueCommand: AsyncParsableCommand {
             Prints {"status":"ok","result":{"pending":[...]}} (or "failed" with --failed), oldest first; queued action calls \
             follow the changes, with "kind": "action" (they are sent after the changes queued before them). \
             --collection and --id (repeatable) select operations, as do --group (upload group), --tag (custom tag) and \
-            --where (a JSON filter on the records as the device shows them, with --collection); --newest-first and --limit \
+            --where (a JSON filter on the records as the device shows them, in each one's collection); --newest-first and --limit \
             order and cut the list. With --cancel (pending), --retry or --discard (failed), every selected operation is acted \
             on in one transaction and the count is printed. --hold G keeps upload group G's writes local (no sync uploads \
             them) until --release G; each prints {"status":"ok","result":{"held":[...]}} with the groups held after it.
@@ -29,7 +29,7 @@ struct QueueCommand: AsyncParsableCommand {
     @Option(name: .customLong("id"), help: "Only operations on this record id (repeat for several).") var ids: [String] = []
     @Option(name: .long, help: "Only operations written in this upload group.") var group: String?
     @Option(name: .long, help: "Only operations written with this custom tag.") var tag: String?
-    @Option(name: .long, help: "Only operations whose record matches this JSON filter (needs --collection).") var `where`: String?
+    @Option(name: .long, help: "Only operations whose record matches this JSON filter (read in each record's own collection).") var `where`: String?
     @Option(name: .long, help: "Hold this upload group: its writes stay local until released.") var hold: String?
     @Option(name: .long, help: "Release this held upload group: the next sync uploads its writes.") var release: String?
     @Flag(name: .long, help: "Newest first.") var newestFirst = false
@@ -43,7 +43,6 @@ struct QueueCommand: AsyncParsableCommand {
         if cancel && failed { throw ValidationError("--cancel takes pending operations: drop --failed") }
         if (retry || discard) && !failed { throw ValidationError("--retry and --discard take failed operations: add --failed") }
         if let limit, limit < 0 { throw ValidationError("--limit cannot be negative") }
-        if self.where != nil && collection == nil { throw ValidationError("--where needs --collection") }
         if hold != nil || release != nil {
             guard hold == nil || release == nil, !cancel, !retry, !discard, !failed else {
                 throw ValidationError("--hold and --release go alone (one of them, without --cancel, --retry, --discard or --failed)")
