@@ -16,9 +16,6 @@ struct ConsoleFiles: Sendable {
     /// The files by name (`index.html`, `app.js`...).
     let files: [String: File]
 
-    /// The console shipped with this module.
-    static let shipped = ConsoleFiles(directory: Bundle.module.url(forResource: "console", withExtension: nil))
-
     /// Reads every regular file directly in `directory` (none when it is `nil` or unreadable).
     init(directory: URL?) {
         var files: [String: File] = [:]

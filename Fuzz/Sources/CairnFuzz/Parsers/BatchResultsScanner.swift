@@ -1,0 +1,1 @@
+../../../../Sources/Cairn/Remote/Scanning/BatchResultsScanner.swift

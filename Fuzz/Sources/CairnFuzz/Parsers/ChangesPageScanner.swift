@@ -1,0 +1,1 @@
+../../../../Sources/Cairn/Remote/Scanning/ChangesPageScanner.swift

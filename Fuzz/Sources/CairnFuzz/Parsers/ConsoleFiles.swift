@@ -1,0 +1,1 @@
+../../../../Sources/CairnServer/Console/ConsoleFiles.swift

@@ -1,0 +1,1 @@
+../../../../Sources/CairnServer/Sync/Cursor.swift

@@ -1,0 +1,1 @@
+../../../../Sources/CairnServer/Support/Data+Base64URL.swift

@@ -1,0 +1,1 @@
+../../../../Sources/CairnServer/Support/ErrorBody+Server.swift

@@ -1,0 +1,1 @@
+../../../../Tests/CairnTests/Queries/FilterReferenceEvaluator.swift

@@ -1,0 +1,1 @@
+../../../../Sources/CairnServer/Files/HTTPRanges.swift

@@ -1,0 +1,1 @@
+../../../../Sources/CairnServer/Auth/IdentityProvider/JWTVerifier.swift
