@@ -14,7 +14,7 @@ extension RemoteAPI {
     /// The bytes of an upload the server has (`HEAD` of its upload URL).
     func uploadOffset(fileID: String) async throws -> Int64 {
         let response = try await send(method: "HEAD", path: "\(filesPath)/\(fileID)/upload")
-        guard let offset = response.header(CairnHeader.uploadOffset).flatMap({ Int64($0) }) else {
+        guard let offset = UploadOffset.parse(response.header(CairnHeader.uploadOffset)) else {
             throw CairnError.badResponse("the upload answered no \(CairnHeader.uploadOffset)")
         }
         return offset
@@ -29,7 +29,7 @@ extension RemoteAPI {
         let response = try await send(
             method: "PUT", path: "\(filesPath)/\(fileID)/upload", headers: [("Content-Range", range)], retries: false,
             transfer: Transfer(upload: slice, progress: progress, timeout: timeout))
-        return response.header(CairnHeader.uploadOffset).flatMap { Int64($0) } ?? slice.offset + slice.length
+        return UploadOffset.parse(response.header(CairnHeader.uploadOffset)) ?? slice.offset + slice.length
     }
 
     /// Step 3.

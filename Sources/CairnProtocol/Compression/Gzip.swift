@@ -68,7 +68,8 @@ public enum Gzip {
         if let size = declaredSize(buffer), size <= limit {
             var input = buffer
             var output = ByteBufferAllocator().buffer(capacity: size + 64)
-            if (try? input.decompress(to: &output, with: .gzip())) != nil, input.readableBytes == 0 {
+            // Only a stream that expands to exactly the size it declares is taken so: the buffer may have room for more.
+            if (try? input.decompress(to: &output, with: .gzip())) != nil, input.readableBytes == 0, output.readableBytes == size {
                 buffer = input
                 return output
             }

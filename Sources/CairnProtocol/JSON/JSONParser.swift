@@ -293,6 +293,20 @@ extension JSONParser {
         return nil
     }
 
+    /// Passes over the digits of a `\u` escape (and the low half that must follow a high surrogate), refusing
+    /// what ``parseString()`` refuses: a surrogate without its other half.
+    mutating func skipUnicodeEscape() throws {
+        let scalar = try parseHex4()
+        if (0xD800..<0xDC00).contains(scalar) {
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { throw fail("unpaired surrogate") }
+            index += 2
+            guard (0xDC00..<0xE000).contains(try parseHex4()) else { throw fail("unpaired surrogate") }
+        } else if (0xDC00..<0xE000).contains(scalar) {
+            throw fail("unpaired surrogate")
+        }
+    }
+
     /// Passes over a string, checking its escapes.
     mutating func skipString() throws {
         index += 1
@@ -307,7 +321,7 @@ extension JSONParser {
                 guard let escape = peek else { break }
                 if escape == UInt8(ascii: "u") {
                     index += 1
-                    _ = try parseHex4()
+                    try skipUnicodeEscape()
                     continue
                 }
                 guard [UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),

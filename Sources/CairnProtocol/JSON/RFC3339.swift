@@ -140,6 +140,8 @@ public enum RFC3339 {
         guard day <= daysInMonth(year: year, month: month) else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = Int64(days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds)
+        // An offset may move the instant out of years 0000...9999, which UTC text (``string(from:)``) cannot write.
+        guard seconds >= -62_167_219_200, seconds < 253_402_300_800 else { return nil }
         return Instant(seconds: seconds, fraction: fraction, nanoseconds: nanoseconds)
     }
 
