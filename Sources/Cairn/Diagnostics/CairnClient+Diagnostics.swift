@@ -34,10 +34,10 @@ extension CairnClient {
             collections: facts.collections.map { collection in
                 Diagnostics.Collection(
                     name: collection.name, cursor: collection.cursor, lastPull: collection.lastPull,
-                    lastPullAgeSeconds: collection.lastPull.map { now.timeIntervalSince($0) }, firstPullCompleted: collection.firstPullDone,
+                    lastPullAgeSeconds: collection.lastPull.map { Self.age(of: $0, at: now) }, firstPullCompleted: collection.firstPullDone,
                     rows: collection.rows, partial: collection.partial)
             },
-            queueDepth: facts.queueDepth, oldestPendingAgeSeconds: facts.oldestPending.map { now.timeIntervalSince($0) },
+            queueDepth: facts.queueDepth, oldestPendingAgeSeconds: facts.oldestPending.map { Self.age(of: $0, at: now) },
             failedUploads: failedUploads, pendingFiles: status.pendingFiles, failedFiles: failedFiles,
             recentErrors: history.compactMap { entry in
                 entry.error.map { Diagnostics.RecentError(at: entry.endedAt ?? entry.startedAt, kind: entry.kind.rawValue, message: $0) }
@@ -51,6 +51,9 @@ extension CairnClient {
 }
 
 extension CairnClient {
+    /// Seconds from `date` to `now`, never negative: a device clock set back after `date` was written reads as 0.
+    static func age(of date: Date, at now: Date) -> TimeInterval { max(0, now.timeIntervalSince(date)) }
+
     /// Whether the disk that holds the store file has almost no room left (under 256 KB: less than a page of
     /// pulled records takes); false for a store in memory, or when the system does not say.
     var storeDiskIsFull: Bool {

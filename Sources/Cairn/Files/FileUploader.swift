@@ -61,7 +61,7 @@ actor FileUploader {
         guard !stopped, !(metered.withLock { $0 } && configuration.filesOnlyOnUnmeteredNetworks) else { return }
         if let until = otherProcessSyncsUntil, ContinuousClock.now < until { return }
         let limit = max(1, configuration.fileUploadConcurrency)
-        guard running.count < limit, let ready = try? store.files.readyFileUploads(now: configuration.wallClock.now()) else { return }
+        guard running.count < limit, let ready = try? store.files.readyFileUploads(now: configuration.wallClock.now(), retry: configuration.retry) else { return }
         for job in ready where !running.contains(job.localID) && running.count < limit {
             guard work.start({ await self.run(job) }) else { return }
             running.insert(job.localID)
@@ -89,7 +89,7 @@ actor FileUploader {
             guard let waiting = try? store.files.fileUploads(in: [.queued]),
                 let soonest = waiting.filter({ $0.attempts > 0 && $0.attempts < configuration.retry.maximumAttempts }).map(\.nextAttemptAt).min()
             else { return }
-            let delay = soonest.timeIntervalSince(now)
+            let delay = configuration.retry.isDue(retryAt: soonest, now: now) ? 0 : soonest.timeIntervalSince(now)
             guard delay < 5 else { return }
             if delay > 0 { try? await configuration.clock.sleep(for: .milliseconds(Int(delay * 1000) + 1)) }
         }

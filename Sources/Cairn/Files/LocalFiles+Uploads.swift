@@ -103,12 +103,12 @@ extension LocalFiles {
 
     /// Queued jobs whose turn has come: not waiting for a retry, and attached (if at all) to a record the server has.
     /// A job whose record was deleted fails.
-    func readyFileUploads(now: Date) throws -> [FileUploadJob] {
+    func readyFileUploads(now: Date, retry: RetryPolicy) throws -> [FileUploadJob] {
         // Every sync asks: with nothing queued (the usual case), a read answers without a write transaction.
         guard try store.writer.read({ db in try store.fileUploads.counts(db)[.queued] ?? 0 }) > 0 else { return [] }
         return try store.writer.write { db in
             var ready: [FileUploadJob] = []
-            for job in try store.fileUploads.jobs(db, in: [.queued]) where job.nextAttemptAt <= now {
+            for job in try store.fileUploads.jobs(db, in: [.queued]) where retry.isDue(retryAt: job.nextAttemptAt, now: now) {
                 if let target = job.attachTo {
                     guard let table = try? store.table(target.collection), let state = try table.state(db, id: target.id) else {
                         try store.fileUploads.fail(db, localID: job.localID, error: ErrorBody(

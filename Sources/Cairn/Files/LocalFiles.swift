@@ -8,7 +8,7 @@ import GRDB
 ///
 /// ```swift
 /// try store.files.queueFileUpload(job)
-/// let ready = try store.files.readyFileUploads(now: Date())
+/// let ready = try store.files.readyFileUploads(now: Date(), retry: RetryPolicy())
 /// ```
 struct LocalFiles: Sendable {
     /// The store whose tables hold the files' bookkeeping.

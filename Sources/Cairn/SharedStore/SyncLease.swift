@@ -189,7 +189,8 @@ final class SyncLease: Sendable {
     private func renewIfDue() {
         let now = wallClock.now()
         let (due, standing) = state.withLock { state in
-            (state.held && (state.renewedAt.map { now.timeIntervalSince($0) >= policy.leaseDuration.timeInterval / 3 } ?? true), state.standing)
+            // A clock set back since the last renewal (a negative interval) renews now, so the lease's expiry follows it.
+            (state.held && (state.renewedAt.map { now.timeIntervalSince($0) >= policy.leaseDuration.timeInterval / 3 || now < $0 } ?? true), state.standing)
         }
         guard due else { return }
         let expiry = now.addingTimeInterval(policy.leaseDuration.timeInterval)

@@ -173,5 +173,5 @@ public struct SyncHistoryEntry: Sendable, Hashable, Identifiable {
     public var error: String?
 
     /// How long the run took.
-    public var duration: TimeInterval? { endedAt.map { $0.timeIntervalSince(startedAt) } }
+    public var duration: TimeInterval? { endedAt.map { max(0, $0.timeIntervalSince(startedAt)) } }
 }

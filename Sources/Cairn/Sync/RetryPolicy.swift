@@ -41,6 +41,17 @@ public struct RetryPolicy: Sendable, Equatable {
         return min(capped * factor, maximumDelay)
     }
 
+    /// Whether a retry planned for the wall-clock time `retryAt` is due at `now`. A retry further off than this
+    /// policy ever waits means the device's clock was set back after it was planned: it is due now, rather than
+    /// hours or days later.
+    ///
+    /// ```swift
+    /// policy.isDue(retryAt: job.nextAttemptAt, now: clock.now())
+    /// ```
+    public func isDue(retryAt: Date, now: Date) -> Bool {
+        retryAt <= now || retryAt.timeIntervalSince(now) > maximumDelay.timeInterval
+    }
+
     /// Whether another attempt follows attempt `attempt`; `refused` when the server refused its connection.
     public func shouldRetry(after attempt: Int, refused: Bool = false) -> Bool {
         attempt < (refused ? min(maximumRefusedAttempts, maximumAttempts) : maximumAttempts)
