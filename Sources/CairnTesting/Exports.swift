@@ -1,2 +1,3 @@
-// The shaped link (a slow network on loopback) and its seedable random generator are part of the test support.
+// The shaped link (a slow network on loopback), the fault proxy and their seedable random generator are part of the
+// test support.
 @_exported import CairnLinkShaping

@@ -1,7 +1,7 @@
 import CairnProtocol
-import CairnServer
 
-/// What tests check in a server's storage, on any backend, read through ``ServerStorage/exportRows(of:after:limit:)``.
+/// An audit of the operations a project remembers, on any backend, read through
+/// ``ServerStorage/exportRows(of:after:limit:)``: what the tests and `cairn bench chaos` check after faults and kills.
 ///
 /// ```swift
 /// let counts = try await server.storage.operationCounts(project: "field")

@@ -60,6 +60,42 @@ struct WrongClockTests {
         }
     }
 
+    @Test("a device whose clock is off signs in with an identity provider's tokens, which the server judges by its own clock",
+          arguments: [5 * hour, -3 * day])
+    func identityProviderTokens(offset: TimeInterval) async throws {
+        let server = ManualWallClock(Date())
+        let provider = try TestIdentityProvider()
+        let jwks = TestScratch.url("jwks", suffix: ".json")
+        defer { try? FileManager.default.removeItem(at: jwks) }
+        try provider.jwks().write(to: jwks)
+        let fixture = try await Fixture.start(clock: server) {
+            $0.identityProvider = IdentityProviderConfiguration(
+                jwks: jwks.path, issuer: TestIdentityProvider.issuer, audience: TestIdentityProvider.audience)
+        }
+        try await withCleanup({ await fixture.stop() }) {
+            let asked = Mutex(0)
+            // The provider's clock is right (it is the server's); the device's is not.
+            let zoe = try await fixture.client("zoe") {
+                $0.wallClock = SkewedWallClock(following: server, offset: offset)
+                $0.credentials = .token(user: "zoe") {
+                    asked.withLock { $0 += 1 }
+                    return try TestIdentityProvider.token(
+                        TestIdentityProvider.claims("zoe", now: server.now(), ["cairn": ["projects": .object([Fixture.project: "writer"])]]),
+                        key: provider.ec)
+                }
+            }
+            try zoe.create("notes", id: "z1", data: ["title": "signed in by a provider"])
+            #expect(try await zoe.sync().pushed == 1)
+            // An hour later the provider's token and the session have expired: a new token is asked for.
+            let before = asked.withLock { $0 }
+            server.advance(by: Self.hour)
+            try zoe.create("notes", id: "z2", data: ["title": "an hour later"])
+            #expect(try await zoe.sync().pushed == 1)
+            #expect(asked.withLock { $0 } > before)
+            #expect(try zoe.failedOperations().isEmpty)
+        }
+    }
+
     @Test("a clock set back three days after syncing gives ages of zero, never negative, and a sync history without negative durations")
     func clockSetBack() async throws {
         let fixture = try await Fixture.start()

@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             SyncBenchCommand.self, QueryBenchCommand.self, LiveBenchCommand.self, EncryptionBenchCommand.self, BackendBenchCommand.self,
             EventsBenchCommand.self, RulesBenchCommand.self, TransportsBenchCommand.self, NetworkBenchCommand.self, WebhooksBenchCommand.self, TablesBenchCommand.self,
-            ProcessBenchCommand.self,
+            ProcessBenchCommand.self, ChaosBenchCommand.self,
         ],
         defaultSubcommand: SyncBenchCommand.self)
 }

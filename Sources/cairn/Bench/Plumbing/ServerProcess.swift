@@ -11,10 +11,10 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts `cairn serve` on the storage `arguments` name (`--data DIR ...` or `--postgres URL`) and waits for its
-    /// port.
-    init(storage arguments: [String]) throws {
+    /// port: `port`, or a free one when 0.
+    init(storage arguments: [String], port: Int = 0) throws {
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        process.arguments = ["serve", "--port", "0", "--log-level", "warning", "--purge-interval", "0"] + arguments
+        process.arguments = ["serve", "--port", String(port), "--log-level", "warning", "--purge-interval", "0"] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -29,6 +29,10 @@ final class ServerProcess: @unchecked Sendable {
             let port = Int(text[range].dropFirst().dropLast())
         else { throw CLIError("cannot read the server's port from: \(text)") }
         self.port = port
+        // The rest of its output is read and dropped, so a server that logs much never blocks on a full pipe.
+        handle.readabilityHandler = { handle in
+            if handle.availableData.isEmpty { handle.readabilityHandler = nil }
+        }
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -41,6 +45,12 @@ final class ServerProcess: @unchecked Sendable {
 
     func stop() {
         process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Ends the server with SIGKILL, as a crash or the OOM killer would, and waits for it to be gone.
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }
