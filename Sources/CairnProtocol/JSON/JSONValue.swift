@@ -116,7 +116,9 @@ extension JSONValue: Codable {
         }
     }
 
-    /// Encodes the value as the JSON it stands for; `.integer` and `.number` keep their kind.
+    /// Encodes the value as the JSON it stands for. `.integer` and `.number` keep their kind through Cairn's own
+    /// writer (``jsonText(sortedKeys:)``), but Foundation's `JSONEncoder` writes an integral number such as `2.0`
+    /// as `2`, which reads back as `.integer(2)`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

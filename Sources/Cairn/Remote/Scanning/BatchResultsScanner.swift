@@ -71,6 +71,9 @@ enum BatchResultsScanner {
                         let start = scanner.index
                         guard scanner.peek == UInt8(ascii: "{") else { throw scanner.fail("data must be an object") }
                         try scanner.skipValue()
+                        // Skipping does not check UTF-8: text that is not would be read with U+FFFD in its place.
+                        guard String(validating: UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.index]), as: UTF8.self) != nil
+                        else { throw scanner.fail("invalid UTF-8 in the data of a result") }
                         result.dataText = scanner.text(start..<scanner.index)
                     case .id, nil: try scanner.skipValue()  // the id is the operation's own
                     }

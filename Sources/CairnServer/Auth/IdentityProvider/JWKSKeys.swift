@@ -3,8 +3,9 @@ import JWTKit
 
 /// One version of an identity provider's JWKS, ready to verify with: the usable keys by `kid`, each bound to the
 /// one algorithm Cairn accepts for its type (RSA: RS256, EC P-256: ES256, OKP Ed25519: EdDSA). Keys of other
-/// types, curves or algorithms, keys for encryption (`"use": "enc"`) and keys without a `kid` are left out, so a
-/// token can never be checked with HMAC or with an algorithm its key was not published for.
+/// types, curves or algorithms, keys for encryption (`"use": "enc"`), keys without a `kid` and private keys (with a
+/// `d`: a JWKS publishes public keys, and the crypto library can crash on a private RSA key whose modulus is even) are
+/// left out, so a token can never be checked with HMAC or with an algorithm its key was not published for.
 struct JWKSKeys: Sendable {
     /// The usable keys by `kid`, each with its one algorithm set.
     let keys: [String: JWK]
@@ -27,7 +28,9 @@ struct JWKSKeys: Sendable {
         }
         var keys: [String: JWK] = [:]
         for key in document.keys {
-            guard var jwk = key.jwk, let kid = key.info?.kid, let algorithm = key.info?.algorithm, key.info?.use != "enc" else { continue }
+            guard var jwk = key.jwk, let kid = key.info?.kid, let algorithm = key.info?.algorithm, key.info?.use != "enc",
+                key.info?.d == nil
+            else { continue }
             jwk.algorithm = algorithm
             keys[kid] = jwk
         }
@@ -66,6 +69,8 @@ struct JWKSKeys: Sendable {
         let crv: String?
         let alg: String?
         let use: String?
+        /// A private key's secret (RSA's private exponent, EC's and OKP's private key).
+        let d: String?
 
         /// The one algorithm Cairn accepts for this key, or `nil` when it accepts none.
         var algorithm: JWK.Algorithm? {

@@ -49,7 +49,26 @@ struct JWTVerifier: Sendable {
         } catch {
             throw Self.refused("its signature does not verify with key \(Self.quoted(kid))")
         }
+        guard !Self.repeatsAClaim(token) else { throw Self.refused("its claims repeat a name, which RFC 7519 forbids") }
         return try user(claims)
+    }
+
+    /// Whether the token's claims name one claim twice. RFC 7519 (section 4) has such a token refused or read with
+    /// the last of the two; jwt-kit's JSON decoder reads the first, so a claim could mean one thing here and another
+    /// elsewhere: it is refused.
+    static func repeatsAClaim(_ token: String) -> Bool {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Data(base64URLEncoded: String(parts[1])) else { return false }
+        return Array(payload).withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(bytes: buffer)
+            var names: Set<String> = []
+            var repeated = false
+            try? parser.members { parser, name in
+                if !names.insert(name).inserted { repeated = true }
+                try parser.skipValue()
+            }
+            return repeated
+        }
     }
 
     /// The user of verified `claims`, once their times, issuer, audience, subject and roles are checked.
