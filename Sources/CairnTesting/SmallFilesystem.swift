@@ -65,6 +65,17 @@ public final class SmallFilesystem: Sendable {
         try? FileManager.default.removeItem(at: filler)
     }
 
+    /// Mounts it again read-only (`true`: every write fails with `EROFS`, even root's) or writable. Files open for
+    /// writing on it must be closed first.
+    public func setReadOnly(_ readOnly: Bool) throws {
+        #if os(Linux)
+        let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
+        guard Glibc.mount("tmpfs", url.path, "tmpfs", flags, nil) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        #endif
+    }
+
     /// Unmounts it (lazily, should a file still be open) and removes the mount point.
     public func unmount() {
         #if os(Linux)

@@ -22,6 +22,7 @@ extension CairnClient {
             throw CairnError.store(error)
         }
         let client = await make(configuration, store: store, transport: transport)
+        if store.isReadOnly { return try await openForReading(client, configuration) }
 
         let owner = try store.meta(.user)
         if let owner, owner != configuration.credentials.user {
@@ -94,6 +95,21 @@ extension CairnClient {
             listener?.cancel()
             configuration.initialDownloadProgress?(await client.status())
         }
+        return client
+    }
+
+    /// A store that cannot be written opens for reading, offline, as it is: nothing is remembered, migrated or indexed,
+    /// and no user switch can clear it.
+    private static func openForReading(_ client: CairnClient, _ configuration: CairnConfiguration) async throws -> CairnClient {
+        let store = client.store
+        if let owner = try store.meta(.user), owner != configuration.credentials.user {
+            throw CairnError(.userMismatch, "This read-only store holds \(owner)'s data; it cannot be switched to another user")
+        }
+        guard store.schema != nil else {
+            throw CairnError(.storeReadOnly, "The local store is read-only and has never synced: it holds nothing to read")
+        }
+        await client.refreshCounts()
+        await client.loadSyncFacts()
         return client
     }
 

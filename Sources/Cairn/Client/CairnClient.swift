@@ -206,6 +206,14 @@ public final class CairnClient: Sendable {
         return try store.history.entries(matching: filter, limit: limit)
     }
 
+    /// True when the store file opened for reading only: its file or folder cannot be written (a read-only file
+    /// system, no write permission). Reads work; writes and syncs throw `store_read_only`.
+    ///
+    /// ```swift
+    /// if client.isReadOnly { showBanner("This copy is read-only") }
+    /// ```
+    public var isReadOnly: Bool { store.isReadOnly }
+
     /// True when local changes or file deletions wait for upload (also after a crash or restart).
     public var hasPendingUpload: Bool { (try? store.uploads.hasPendingUpload()) ?? false }
 

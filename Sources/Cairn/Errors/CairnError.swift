@@ -99,6 +99,9 @@ extension ErrorCode {
     /// Another process syncs this store now (an app and its extension share it); its sync uploads this process's
     /// queued changes too. Retrying later can succeed.
     public static let syncInAnotherProcess: ErrorCode = "sync_in_another_process"
+    /// The store's file or folder cannot be written (a read-only file system, a file without write permission): the
+    /// store opened for reading (``CairnClient/isReadOnly``); writes and syncs need it writable.
+    public static let storeReadOnly: ErrorCode = "store_read_only"
     /// Part of the store failed its integrity check (a changed byte in an encrypted page, or a damaged header).
     public static let storeCorrupted: ErrorCode = "store_corrupted"
     /// Changes or files of this device could not be uploaded, so it was not unregistered: sync and try again, or
@@ -153,6 +156,10 @@ extension CairnError {
         case let error as DatabaseError where error.resultCode == .SQLITE_FULL:
             self.init(
                 .storageFull, "The device is out of space: the local store could not be written. Free some space; nothing was lost",
+                details: ["sqliteCode": .integer(Int64(error.extendedResultCode.rawValue))], cause: error)
+        case let error as DatabaseError where error.resultCode == .SQLITE_READONLY:
+            self.init(
+                .storeReadOnly, "The local store is read-only (its file or folder cannot be written): it can be read, but writes and syncs need it writable",
                 details: ["sqliteCode": .integer(Int64(error.extendedResultCode.rawValue))], cause: error)
         case let error where DiskFull.matches(error):
             self.init(.storageFull, "The device is out of space: a file could not be written. Free some space; nothing was lost", cause: error)

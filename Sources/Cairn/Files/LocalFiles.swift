@@ -31,12 +31,13 @@ extension LocalFiles {
 extension FileSealing {
     /// The files key kept in the store's `cairn_meta`, made and kept there first for an `encrypted` store that has
     /// none yet.
-    static func stored(_ db: Database, in meta: MetaTable, encrypted: Bool) throws -> FileSealing? {
+    static func stored(_ db: Database, in meta: MetaTable, encrypted: Bool, canWrite: Bool = true) throws -> FileSealing? {
         if let hex = try meta.value(db, .fileKey) {
             guard let sealing = FileSealing(hex: hex) else { throw CairnError(.storeCorrupted, "The store's files key is damaged") }
             return sealing
         }
-        guard encrypted else { return nil }
+        // A read-only store seals no new file, so it needs no key it does not have.
+        guard encrypted, canWrite else { return nil }
         let sealing = FileSealing.generate()
         try meta.set(db, .fileKey, sealing.hex)
         return sealing

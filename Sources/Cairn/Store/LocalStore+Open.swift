@@ -4,7 +4,8 @@ import GRDB
 
 extension LocalStore {
     /// Opens the store at `location`: a file database (created with its folder if missing) with the pragmas below,
-    /// or a database in memory.
+    /// or a database in memory. A file store whose file or folder cannot be written opens for reading only
+    /// (``isReadOnly``): reads work, writes fail with `store_read_only`.
     ///
     /// ```swift
     /// let store = try LocalStore.open(.file(path))
@@ -15,12 +16,15 @@ extension LocalStore {
         database.foreignKeysEnabled = true
         switch location {
         case .file(let path):
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let readOnly = StoreFiles.isReadOnly(path)
+            if !readOnly {
+                let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            }
             // An encrypted store is registered with the store cipher before SQLite opens it; the key is checked first.
             let sqlitePath = try StoreCipher.sqlitePath(path)
             let cipher = try StoreKeying.register(path: sqlitePath, key: configuration.key)
-            try StoreKeying.removeLeftovers(of: sqlitePath)
+            if !readOnly { try StoreKeying.removeLeftovers(of: sqlitePath) }
             // The lease lives as long as the database's connections (GRDB keeps this closure with them), so the file
             // counts as open until the last connection is gone.
             let lease = OpenStoreFiles.Lease(path: sqlitePath, cipher: cipher)
@@ -40,6 +44,7 @@ extension LocalStore {
                 // acknowledged upload frees. FAST still zeroes deleted content on pages that stay in use.
                 try db.execute(sql: "PRAGMA secure_delete = FAST")
             }
+            if readOnly { return try openReadOnly(sqlitePath, database: database, configuration: configuration, lease: lease) }
             let pool = try DatabasePool(path: sqlitePath, configuration: database)
             // FULL: a write that returned survives a power cut too. Set on the writer once it is open: GRDB sets
             // NORMAL when it turns WAL on, after `prepareDatabase` ran.
@@ -53,6 +58,25 @@ extension LocalStore {
         case .inMemory:
             database.prepareDatabase { db in SQLiteFunctions.register(db) }
             return try LocalStore(writer: DatabaseQueue(configuration: database), configuration: configuration)
+        }
+    }
+
+    /// Opens a store file that cannot be written, for reading. A WAL store in a folder that cannot be written has no
+    /// room for SQLite's shared-memory index beside it: it is then opened as immutable (nothing can change it there).
+    private static func openReadOnly(
+        _ sqlitePath: String, database: Configuration, configuration: StoreConfiguration, lease: OpenStoreFiles.Lease
+    ) throws -> LocalStore {
+        var database = database
+        database.readonly = true
+        func open(_ path: String) throws -> LocalStore {
+            let queue = try DatabaseQueue(path: path, configuration: database)
+            return try LocalStore(writer: queue, configuration: configuration, lease: lease, readOnly: true)
+        }
+        do {
+            return try open(sqlitePath)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
+            let encoded = sqlitePath.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? sqlitePath
+            return try open("file:\(encoded)?immutable=1")
         }
     }
 }

@@ -30,6 +30,9 @@ final class LocalStore: Sendable {
     let lease: OpenStoreFiles.Lease?
     /// Copies a file store's WAL into the database in the background (``BackgroundCheckpointer``).
     let checkpointer: BackgroundCheckpointer?
+    /// True when the store file opened for reading only (its file or folder cannot be written): see
+    /// ``LocalStore/open(_:configuration:)``.
+    let isReadOnly: Bool
     /// Where the sync engine's transactions run (``offPool(_:)``).
     private let blockingWork = BlockingQueue(label: "cairn.store")
 
@@ -127,21 +130,34 @@ final class LocalStore: Sendable {
     /// (``writeBookkeeping(_:)``).
     init(
         writer: any DatabaseWriter, configuration: StoreConfiguration = StoreConfiguration(), lease: OpenStoreFiles.Lease? = nil,
-        checkpointer: BackgroundCheckpointer? = nil
+        checkpointer: BackgroundCheckpointer? = nil, readOnly: Bool = false
     ) throws {
         self.writer = writer
         self.configuration = configuration
         self.lease = lease
         self.checkpointer = checkpointer
+        isReadOnly = readOnly
         // Filters compare date-times with Cairn's SQL function. Stores opened with `open` add it to every connection;
         // an injected single-connection writer (a `DatabaseQueue`) gets it here.
         if writer is DatabaseQueue { writer.writeWithoutTransaction { db in SQLiteFunctions.register(db) } }
-        try LocalMigrations.migrator.migrate(writer)
+        if readOnly {
+            // Nothing can be migrated: a store an older Cairn wrote must be opened writable once first.
+            guard try writer.read({ db in try LocalMigrations.migrator.hasCompletedMigrations(db) }) else {
+                throw CairnError(.storeReadOnly, "The local store is read-only and was written by an older Cairn: open it writable once to upgrade it")
+            }
+        } else {
+            try LocalMigrations.migrator.migrate(writer)
+        }
         let (schemaText, clientID) = try writer.read { db in
             (try metaTable.value(db, .schema), try metaTable.value(db, .clientID))
         }
         let schema = schemaText.flatMap { try? CairnJSON.decode(Schema.self, from: Array($0.utf8)) }
-        let sealing = try writer.write { [metaTable] db in try FileSealing.stored(db, in: metaTable, encrypted: configuration.key != nil) }
+        var sealing = try writer.read { [metaTable] db in
+            try FileSealing.stored(db, in: metaTable, encrypted: configuration.key != nil, canWrite: false)
+        }
+        if sealing == nil, !readOnly {
+            sealing = try writer.write { [metaTable] db in try FileSealing.stored(db, in: metaTable, encrypted: configuration.key != nil) }
+        }
         fileKey.withLock { $0 = sealing }
         loaded.withLock {
             $0 = Loaded(clientID: clientID)

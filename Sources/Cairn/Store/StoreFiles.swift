@@ -22,6 +22,14 @@ enum StoreFiles {
         return [copy] + sideCars(of: copy)
     }
 
+    /// Whether the store at `path` exists but cannot be written: the file, or the folder that holds it and its
+    /// side-cars, refuses writes (a read-only file system, missing write permission). Such a store opens for reading.
+    static func isReadOnly(_ path: String) -> Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        let folder = (path as NSString).deletingLastPathComponent
+        return access(path, W_OK) != 0 || access(folder.isEmpty ? "." : folder, W_OK) != 0
+    }
+
     /// Every file of the store at `path`: the database, its side-cars and a rewrite's leftovers.
     static func all(of path: String) -> [String] { [path] + sideCars(of: path) + rewriteLeftovers(of: path) }
 }

@@ -109,6 +109,9 @@ actor SyncEngine {
 
     /// Runs `scope` holding the store's sync lease: nothing is recorded when another process keeps it.
     private func perform(_ scope: SyncScope) async throws -> SyncSummary {
+        if store.isReadOnly {
+            throw CairnError(.storeReadOnly, "The local store is read-only (its file or folder cannot be written): it can be read, but not synced")
+        }
         guard let lease else { return try await performHeld(scope) }
         do { try await lease.beginSync() } catch { throw CairnError(wrapping: error) }
         do {

@@ -29,9 +29,10 @@ final class ServerProcess: @unchecked Sendable {
             let port = Int(text[range].dropFirst().dropLast())
         else { throw CLIError("cannot read the server's port from: \(text)") }
         self.port = port
-        // The rest of its output is read and dropped, so a server that logs much never blocks on a full pipe.
-        handle.readabilityHandler = { handle in
-            if handle.availableData.isEmpty { handle.readabilityHandler = nil }
+        // The rest of its output is read and dropped on a thread of its own, so a server that logs much never blocks
+        // on a full pipe.
+        Thread.detachNewThread {
+            while !handle.availableData.isEmpty {}
         }
     }
 
