@@ -142,6 +142,10 @@ struct PutCommand: AsyncParsableCommand {
               cairn put --store field.sqlite --atomic notes \
                 n-1 '{"title": "a"}' n-2 '{"title": "b"}'
 
+            A record's JSON can come from a file (@FILE) or standard input (-), for records larger than a \#
+            command-line argument may be (128 KB on Linux):
+              cairn put --store field.sqlite notes n-1 @note.json
+
             --group puts the writes in an upload group (`cairn sync --group G` uploads only such groups; \#
             `cairn queue --hold G` keeps them local), --tag gives them a tag the server keeps for support:
               cairn put --store field.sqlite --group visit-118 --tag app/4.2 notes n-1 '{"title": "a"}'
@@ -153,7 +157,7 @@ struct PutCommand: AsyncParsableCommand {
     @Option(name: .long, help: "A tag the server keeps with each operation, for support.") var tag: String?
     @Argument(help: "The collection.") var collection: String
     @Argument(help: "The record id.") var id: String
-    @Argument(help: "The record's data as a JSON object.") var json: String
+    @Argument(help: "The record's data as a JSON object, or @FILE to read it from a file (- for standard input): a command-line argument holds at most 128 KB.") var json: String
     @Argument(help: "More records of the collection, as ID JSON pairs.") var more: [String] = []
 
     func run() async throws {
@@ -173,9 +177,17 @@ struct PutCommand: AsyncParsableCommand {
         print("saved \(saved) locally\(atomic ? " as one change set" : ""); \(try client.pendingOperations().count) pending change(s) wait for sync")
     }
 
-    /// A record's data from its JSON text.
+    /// A record's data from its JSON text, or from the file `@FILE` names (`-`: standard input).
     private static func object(_ json: String, id: String) throws -> [String: JSONValue] {
-        let value = try CLIError.wrap("the data of \(id) is not valid JSON") { try JSONValue(parsing: json) }
+        let text: Data
+        if json == "-" {
+            text = FileHandle.standardInput.readDataToEndOfFile()
+        } else if json.hasPrefix("@") {
+            text = try CLIError.wrap("cannot read the data of \(id)") { try Data(contentsOf: URL(fileURLWithPath: String(json.dropFirst()))) }
+        } else {
+            text = Data(json.utf8)
+        }
+        let value = try CLIError.wrap("the data of \(id) is not valid JSON") { try JSONValue(parsing: text) }
         guard let data = value.objectValue else { throw CLIError("the data of \(id) must be a JSON object") }
         return data
     }
