@@ -24,7 +24,15 @@ enum SchemaTarget {
         guard let again = try? CairnJSON.decode(Schema.self, from: encoded) else {
             return require(false, "\(show(bytes)) encodes as \(show(encoded)), which does not decode")
         }
-        // Foundation's JSONEncoder writes 2.0 as 2 (a fill value): the text is a fixpoint from the first encoding on.
+        // Everything but JSON values reads back equal; those may change kind once, as Foundation's JSONEncoder writes
+        // 2.0 as 2 (a fill value, a rule's value): the text is a fixpoint from the first encoding on.
+        require(again.version == schema.version && again.number == schema.number && again.minimumSchemaVersion == schema.minimumSchemaVersion
+                && again.collections.map(\.name) == schema.collections.map(\.name) && again.collections.map(\.fields) == schema.collections.map(\.fields)
+                && again.collections.map(\.indexes) == schema.collections.map(\.indexes) && again.collections.map(\.table) == schema.collections.map(\.table)
+                && again.collections.map(\.conflictPolicy) == schema.collections.map(\.conflictPolicy)
+                && again.collections.map { $0.rules == nil } == schema.collections.map { $0.rules == nil }
+                && again.migrations.map(\.collection) == schema.migrations.map(\.collection) && again.actions == schema.actions,
+                "\(show(bytes)) encodes as \(show(encoded)), which decodes to another schema")
         require((try? CairnJSON.encode(again)) == encoded, "\(show(bytes)) encodes as \(show(encoded)), which decodes to another schema")
         let canonical = schema.canonicalText
         require((try? JSONValue(parsing: canonical))?.jsonText() == canonical, "the canonical text of \(show(bytes)) is not canonical JSON")
