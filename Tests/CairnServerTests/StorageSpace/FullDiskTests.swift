@@ -31,6 +31,25 @@ struct FullDiskTests {
         })
     }
 
+    /// Pushes batches of 50 until two are refused (each commits whole or is refused whole); returns the ids of the
+    /// batches acknowledged and the refusals.
+    static func pushUntilRefused(_ fixture: Fixture, prefix: String = "full") async throws -> (acknowledged: [String], refused: [HTTPReply]) {
+        var acknowledged: [String] = []
+        var refused: [HTTPReply] = []
+        var round = 0
+        while refused.count < 2 {
+            round += 1
+            let reply = try await fixture.http.send(
+                .POST, "/v1/projects/field/batch", token: fixture.tokens["alice"], value: batch(0..<50, prefix: "\(prefix)-\(round)"))
+            if reply.status == 200 {
+                acknowledged += (0..<50).map { "\(prefix)-\(round)-\($0)" }
+            } else {
+                refused.append(reply)
+            }
+        }
+        return (acknowledged, refused)
+    }
+
     @Test("writes on a full disk answer 507 storage_full with Retry-After while /ready answers 503 and a metric counts; the log says it once; freed space lets writes through without a restart, and nothing acknowledged is lost")
     func fullDisk() async throws {
         guard let disk = SmallFilesystem.mount(megabytes: 24, for: "the server's full-disk test") else { return }
@@ -47,18 +66,8 @@ struct FullDiskTests {
             acknowledged += (0..<50).map { "before-\($0)" }
 
             try disk.fill()
-            var refused: [HTTPReply] = []
-            var round = 0
-            // Batches until two are refused; each either commits whole or is refused whole.
-            while refused.count < 2 {
-                round += 1
-                let reply = try await fixture.http.send(.POST, path, token: fixture.tokens["alice"], value: Self.batch(0..<50, prefix: "full-\(round)"))
-                if reply.status == 200 {
-                    acknowledged += (0..<50).map { "full-\(round)-\($0)" }
-                } else {
-                    refused.append(reply)
-                }
-            }
+            let (written, refused) = try await Self.pushUntilRefused(fixture)
+            acknowledged += written
             for reply in refused {
                 #expect(reply.status == 507)
                 #expect(try reply.decode(ErrorEnvelope.self).error.code == .storageFull)

@@ -38,19 +38,8 @@ struct FullTablespaceTests {
             acknowledged += (0..<50).map { "before-\($0)" }
 
             try disk.fill()
-            var refused: [HTTPReply] = []
-            var round = 0
-            // Batches until two are refused; each either commits whole or is refused whole.
-            while refused.count < 2 {
-                round += 1
-                let reply = try await fixture.http.send(
-                    .POST, path, token: fixture.tokens["alice"], value: FullDiskTests.batch(0..<50, prefix: "full-\(round)"))
-                if reply.status == 200 {
-                    acknowledged += (0..<50).map { "full-\(round)-\($0)" }
-                } else {
-                    refused.append(reply)
-                }
-            }
+            let (written, refused) = try await FullDiskTests.pushUntilRefused(fixture)
+            acknowledged += written
             for reply in refused {
                 #expect(reply.status == 503)
                 #expect(try reply.decode(ErrorEnvelope.self).error.code == .unavailable)

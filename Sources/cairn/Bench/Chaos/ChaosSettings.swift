@@ -15,7 +15,7 @@ struct ChaosSettings: Sendable {
     var stores: Int
     var seed: UInt64
     /// The share of connections the proxy breaks.
-    var faultRate = 0.35
+    var faultRate: Double
     /// The chance that a `cairn sync` is killed part-way, and that a `cairn put` is.
     var syncKillChance = 0.25
     var putKillChance = 0.05

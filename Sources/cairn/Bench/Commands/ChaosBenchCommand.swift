@@ -9,7 +9,7 @@ struct ChaosBenchCommand: AsyncParsableCommand {
         abstract: "Break connections and kill processes while stores write; check that no acknowledged write is lost or applied twice.",
         discussion: """
             Starts `cairn serve` (SQLite in a temporary folder, or a new project in --postgres) behind a proxy that \
-            breaks a share of the connections (cut requests, cut or dropped answers), and --stores stores, each a user \
+            breaks --fault-rate of the connections (cut requests, cut or dropped answers), and --stores stores, each a user \
             of its own, writing private records (`logs`) and shared ones (`notes`, every store writes them) with \
             `cairn put` and `cairn sync` processes. Some puts and syncs are killed with SIGKILL part-way, and the \
             server is killed and started again (a tenth of the kills). When the proxy has broken --faults connections \
@@ -38,6 +38,9 @@ struct ChaosBenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Stores writing at once.")
     var stores: Int = 4
 
+    @Option(name: .customLong("fault-rate"), help: "The share of connections the proxy breaks (0 to 1).")
+    var faultRate: Double = 0.35
+
     @Option(name: .long, help: "The seed of the faults and the writers' choices (default: random).")
     var seed: UInt64?
 
@@ -45,13 +48,14 @@ struct ChaosBenchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard faults >= 0, kills >= 0 else { throw ValidationError("--faults and --kills cannot be negative") }
+        guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1") }
         guard stores >= 2 else { throw ValidationError("--stores must be at least 2 (shared records need two writers)") }
     }
 
     func run() async throws {
         let settings = ChaosSettings(
             faults: faults, kills: kills, backend: backend, postgresURL: PostgresDatabase.url(postgres), stores: stores,
-            seed: seed ?? UInt64.random(in: 0...UInt64.max))
+            seed: seed ?? UInt64.random(in: 0...UInt64.max), faultRate: faultRate)
         // Progress lines are written at once (not buffered), so a CI log shows them while the run goes on.
         let figures = try await ChaosRun(settings: settings) { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }.run()
         output.printFigures(figures)
