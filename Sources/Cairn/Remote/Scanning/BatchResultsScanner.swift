@@ -61,6 +61,8 @@ enum BatchResultsScanner {
             case .status:
                 status = try scanner.parseValue().stringValue.flatMap(OperationStatus.init(rawValue:))
             case .record:
+                // A member named twice reads as its last, as the strict parser reads it.
+                (result.version, result.deleted, result.updatedAt, result.updatedBy, result.dataText) = (nil, false, nil, nil, nil)
                 try scanner.members { scanner, member in
                     switch Record.CodingKeys(rawValue: member) {
                     case .version: result.version = try scanner.parseValue().integerValue

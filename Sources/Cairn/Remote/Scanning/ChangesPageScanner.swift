@@ -71,6 +71,8 @@ struct ScannedPage: Sendable {
         try scanner.members { scanner, key in
             switch key {
             case "changes":
+                // A member named twice reads as its last, as the strict parser reads it.
+                changes = []
                 try scanner.elements { scanner in
                     changes.append(try Self.change(&scanner, page: page, fieldIndex: fieldIndex, jsonFields: jsonFields, fieldCount: fields.count))
                 }
@@ -98,6 +100,7 @@ struct ScannedPage: Sendable {
         var version: Int64?
         var change = ScannedChange(id: "", version: 0, removed: false, page: page, values: Array(repeating: .absent, count: fieldCount))
         var sawData = false
+        var deleted = false, gone = false
         try scanner.members { scanner, key in
             switch Change.CodingKeys(rawValue: key) {
             case .id:
@@ -107,12 +110,9 @@ struct ScannedPage: Sendable {
                 guard case .integer(let number) = try scanner.parseValue() else { throw scanner.fail("version must be an integer") }
                 version = number
             case .deleted:
-                if case .bool(true) = try scanner.parseValue() { change.removed = true }
+                deleted = try scanner.parseValue() == .bool(true)
             case .gone:
-                if case .bool(true) = try scanner.parseValue() {
-                    change.removed = true
-                    change.gone = true
-                }
+                gone = try scanner.parseValue() == .bool(true)
             case .updatedAt:
                 change.updatedAt = try scanner.parseValue().stringValue
             case .updatedBy:
@@ -120,6 +120,7 @@ struct ScannedPage: Sendable {
             case .data:
                 let start = scanner.index
                 guard scanner.peek == UInt8(ascii: "{") else { throw scanner.fail("data must be an object") }
+                change.values = Array(repeating: .absent, count: fieldCount)
                 try scanner.members { scanner, field in
                     guard let position = fieldIndex[field] else { return try scanner.skipValue() }
                     if jsonFields.contains(field) {
@@ -147,6 +148,8 @@ struct ScannedPage: Sendable {
                 try scanner.skipValue()
             }
         }
+        change.removed = deleted || gone
+        change.gone = gone
         guard let id, let version else { throw scanner.fail("a change lacks its id or version") }
         guard change.removed || sawData else { throw scanner.fail("change \(id) lacks its data") }
         change.id = id
