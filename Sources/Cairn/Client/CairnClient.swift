@@ -27,6 +27,8 @@ public final class CairnClient: Sendable {
     let closed = Mutex(false)
     /// The event input of the running scheduler (``run()``), if one runs.
     let schedulerInput = Mutex<AsyncStream<SyncScheduler.Event?>.Continuation?>(nil)
+    /// The time since ``run()`` started, on its clock, while it runs.
+    let schedulerStopwatch = Mutex<(@Sendable () -> Duration)?>(nil)
     let fileFolder: FileFolder
     let fileCache: FileCache
     let fileUploader: FileUploader
@@ -183,7 +185,10 @@ public final class CairnClient: Sendable {
     /// The current status.
     public func status() async -> SyncStatus {
         await refreshCounts()
-        return await statusCenter.status
+        var status = await statusCenter.status
+        // The next wake is dated now, from the scheduler's clock: the device's clock may have changed since.
+        if let elapsed = schedulerStopwatch.withLock({ $0 }) { status.scheduler.date(at: elapsed(), wallClock: configuration.wallClock.now()) }
+        return status
     }
 
     /// Sync events as they happen.

@@ -28,6 +28,8 @@ extension CairnClient {
         defer { schedulerInput.withLock { $0 = nil } }
 
         let elapsed = Self.stopwatch(configuration.clock)
+        schedulerStopwatch.withLock { $0 = elapsed }
+        defer { schedulerStopwatch.withLock { $0 = nil } }
         var machine = SyncScheduler(policy: configuration.scheduling, retry: configuration.retry)
         machine.handle(.started, at: elapsed())
         // A store file may be shared with other processes: sync only while holding its lease (the lease's keeper

@@ -30,6 +30,9 @@ public struct SchedulerStatus: Sendable, Hashable {
     public var nextAction: String?
     /// Failed syncs in a row.
     public var failures = 0
+    /// ``nextWake`` on the scheduler's own clock (time since ``CairnClient/run()`` started), from which the date is
+    /// worked out again whenever the status is read: a device clock changed meanwhile moves the date with it.
+    var wakeDeadline: Duration?
 
     /// Not running.
     public init() {}
@@ -45,7 +48,14 @@ public struct SchedulerStatus: Sendable, Hashable {
         liveConnected = machine.live == .open
         failures = machine.failures
         nextAction = machine.nextActionDescription
-        nextWake = machine.nextWake.map { wake in
+        wakeDeadline = machine.nextWake
+        date(at: now, wallClock: wallClock)
+    }
+
+    /// Sets ``nextWake`` from ``wakeDeadline``: `wallClock` plus what is left of the wait at `now` on the scheduler's
+    /// clock, never in the past.
+    mutating func date(at now: Duration, wallClock: Date) {
+        nextWake = wakeDeadline.map { wake in
             let seconds = Double((wake - now).components.seconds) + Double((wake - now).components.attoseconds) / 1e18
             return wallClock.addingTimeInterval(max(seconds, 0))
         }

@@ -142,6 +142,44 @@ struct WrongClockTests {
         }
     }
 
+    @Test("the scheduler's backoff waits on the monotonic clock: a device clock days behind or a month ahead neither stalls nor hurries it, and its next wake never lies in the past")
+    func schedulerBackoff() async throws {
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            let clock = ManualClock()
+            let device = SkewedWallClock(offset: -3 * Self.day)
+            let network = SwitchableTransport()
+            let alice = try await fixture.client("alice", network: network) {
+                $0.clock = clock
+                $0.wallClock = device
+                $0.scheduling = SchedulingPolicy(pushDelay: .seconds(2), interval: .seconds(900))
+                $0.retry = RetryPolicy(initialDelay: .seconds(10), maximumDelay: .seconds(60), maximumAttempts: 1)
+            }
+            network.isOnline = false
+            try alice.create("notes", id: "n1", data: ["title": "written offline"])
+            let run = Task { await alice.run() }
+            defer { run.cancel() }
+            // The first sync fails offline: the scheduler backs off, its next wake ahead of the device's clock.
+            try await waitUntil { await alice.status().scheduler.phase == .retrying }
+            let wake = try #require(await alice.status().scheduler.nextWake)
+            #expect(wake.timeIntervalSince(device.now()) >= 0 && wake.timeIntervalSince(device.now()) <= 61)
+            // The device's clock jumps a month ahead: nothing is retried early, and the wake is still ahead of it.
+            let requests = network.requestCount
+            device.offset = 30 * Self.day
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(network.requestCount == requests)
+            let later = try #require(await alice.status().scheduler.nextWake)
+            #expect(later.timeIntervalSince(device.now()) >= 0)
+            // Online again: once the backoff has passed on the monotonic clock, the write is uploaded.
+            network.isOnline = true
+            while alice.hasPendingUpload {
+                clock.advance(by: .seconds(5))
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(try alice.failedOperations().isEmpty)
+        }
+    }
+
     @Test("a retry is due at its time, or at once when it lies further ahead than the policy ever waits")
     func retryDue() {
         let policy = RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(30))
