@@ -82,4 +82,14 @@ struct FuzzRegressionTests {
             if name.hasPrefix("n_") { #expect(!parses, "\(name) should be refused") }
         }
     }
+
+    /// `schema`: `"number": -2` decoded, and the schema was written back without it (a number is written when above 0).
+    @Test("a schema's number is refused when negative and reads back otherwise")
+    func schemaNumber() throws {
+        #expect(throws: DecodingError.self) { try CairnJSON.decode(Schema.self, from: Data(#"{"collections":[],"number":-2}"#.utf8)) }
+        for number in [0, 3] {
+            let schema = try CairnJSON.decode(Schema.self, from: Data(#"{"collections":[],"number":\#(number)}"#.utf8))
+            #expect(try CairnJSON.decode(Schema.self, from: CairnJSON.encode(schema)) == schema)
+        }
+    }
 }

@@ -209,6 +209,8 @@ public struct Schema: Codable, Sendable, Hashable {
         version = try container.decodeIfPresent(String.self, forKey: .version) ?? ""
         collections = try container.decodeIfPresent([CollectionSchema].self, forKey: .collections) ?? []
         number = try container.decodeIfPresent(Int.self, forKey: .number) ?? 0
+        // A negative number could not be written back (``encode(to:)`` writes it when set, above 0).
+        guard number >= 0 else { throw DecodingError.dataCorruptedError(forKey: .number, in: container, debugDescription: "number counts from 0") }
         minimumSchemaVersion = try container.decodeIfPresent(Int.self, forKey: .minimumSchemaVersion)
         migrations = try container.decodeIfPresent([SchemaMigration].self, forKey: .migrations) ?? []
         actions = try container.decodeIfPresent([ActionSchema].self, forKey: .actions) ?? []
