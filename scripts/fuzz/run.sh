@@ -54,7 +54,8 @@ run_target() {
     echo "== $name for ${seconds}s"
     # LeakSanitizer is off: the Swift runtime keeps caches alive to the end, which it would report as leaks.
     # The Swift runtime's backtracer is off too: libFuzzer reports the crash itself.
-    ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" SWIFT_BACKTRACE=enable=no CAIRN_FUZZ_TARGET="$name" \
+    # TMPDIR is the run's own folder: what a target makes there (the console's files) goes with it.
+    TMPDIR="$work" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" SWIFT_BACKTRACE=enable=no CAIRN_FUZZ_TARGET="$name" \
         "$binary" "$corpus" -max_total_time="$seconds" -timeout=20 -print_final_stats=1 \
         -artifact_prefix="$artifacts/$name/" ${CAIRN_FUZZ_ARGS:-} >"$log" 2>&1 || status=$?
     local executions coverage
@@ -67,8 +68,9 @@ run_target() {
         echo "FAIL $name: exit $status after ${executions:-?} executions; input kept at ${crash:-$artifacts/$name}; log at $log" >&2
         return 1
     fi
-    echo "ok   $name: ${executions:-?} executions, ${coverage:-no coverage line} (log $log)"
-    rm -rf "$corpus"
+    echo "ok   $name: ${executions:-?} executions, ${coverage:-no coverage line}"
+    # A passing run leaves nothing in the temporary folder; a failing one keeps its log and corpus.
+    rm -rf "$work"
 }
 
 failed=0
