@@ -55,9 +55,13 @@ public final class KeptFileWriter {
         return writer.startLength
     }
 
-    /// Appends bytes.
+    /// Appends bytes. A full disk fails with `storage_full`, whoever called (a download streaming into the file too).
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard !closed else { throw CairnError(.storeFailed, "\(url.lastPathComponent) was already closed") }
+        try Self.sayingWhenFull { try append(bytes) }
+    }
+
+    private func append(_ bytes: UnsafeRawBufferPointer) throws {
         guard let sealer else {
             try handle.write(contentsOf: bytes)
             return
@@ -92,10 +96,17 @@ public final class KeptFileWriter {
         closed = true
         defer { try? handle.close() }
         if let sealing, let sealer {
-            try sealer.finish()
-            try handle.write(contentsOf: try SealedFile.seal(pending, fileID: fileID, index: nextIndex, isLast: true, with: sealing))
+            try Self.sayingWhenFull {
+                try sealer.finish()
+                try handle.write(contentsOf: try SealedFile.seal(pending, fileID: fileID, index: nextIndex, isLast: true, with: sealing))
+            }
             pending = Data()
         }
+    }
+
+    /// Runs `body`, turning a write that found the disk full into `storage_full` (other errors pass unchanged).
+    private static func sayingWhenFull(_ body: () throws -> Void) throws {
+        do { try body() } catch where !(error is CairnError) && DiskFull.matches(error) { throw CairnError(wrapping: error) }
     }
 
     /// Positions `handle` to append to a sealed file: a new or clear file gets a new header; an existing one keeps

@@ -61,4 +61,48 @@ struct DeviceFullTests {
             try await alice.close()
         }
     }
+
+    @Test("on a full device a cache write and a file download fail with storage_full, keep nothing half-written, and both work once space is freed")
+    func fullDeviceCachesAndFiles() async throws {
+        guard let disk = SmallFilesystem.mount(megabytes: 24, for: "the device's full-disk test of caches and files") else { return }
+        defer { disk.unmount() }
+        let fixture = try await Fixture.start()
+        try await withCleanup({ await fixture.stop() }) {
+            let alice = try await fixture.client("alice", store: .file(disk.url.appendingPathComponent("store.sqlite").path))
+            let bob = try await fixture.client("bob")
+            // A file of 1 MB another device uploaded, for alice to download onto the full disk.
+            let bytes = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) })
+            let localID = try bob.files.upload(data: bytes, name: "scan.bin")
+            try await bob.sync()
+            await bob.files.waitForUploads()
+            let fileID = try #require(try bob.files.upload(localID)?.serverID)
+            let contacts = try alice.jsonCache(name: "contacts", fields: [.string("email")])
+            #expect(try contacts.cache([["id": "c-0", "email": "ana@example.com"]]) == 1)
+            let entries: [JSONValue] = (1...4).map { .object(["id": .string("c-\($0)"), "email": .string(String(repeating: "e", count: 128 * 1024))]) }
+
+            try disk.fill(leaving: 64 * 1024)
+            do {
+                _ = try contacts.cache(entries)
+                Issue.record("a cache write of 512 KB succeeded on a full disk")
+            } catch let error as CairnError {
+                #expect(error.code == .storageFull, "\(error)")
+            }
+            do {
+                _ = try await alice.files.data(for: fileID)
+                Issue.record("a download of 1 MB succeeded on a full disk")
+            } catch let error as CairnError {
+                #expect(error.code == .storageFull, "\(error)")
+            }
+            // Nothing half-written: the cache holds what it held, and the file is not kept.
+            #expect(try contacts.count() == 1)
+            #expect(try await !alice.files.isAvailableOffline(fileID))
+
+            disk.free()
+            #expect(try contacts.cache(entries) == 4)
+            #expect(try contacts.count() == 5)
+            #expect(try await alice.files.data(for: fileID) == bytes)
+            try await alice.close()
+            try await bob.close()
+        }
+    }
 }
