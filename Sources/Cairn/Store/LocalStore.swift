@@ -152,12 +152,11 @@ final class LocalStore: Sendable {
             (try metaTable.value(db, .schema), try metaTable.value(db, .clientID))
         }
         let schema = schemaText.flatMap { try? CairnJSON.decode(Schema.self, from: Array($0.utf8)) }
-        var sealing = try writer.read { [metaTable] db in
-            try FileSealing.stored(db, in: metaTable, encrypted: configuration.key != nil, canWrite: false)
-        }
-        if sealing == nil, !readOnly {
-            sealing = try writer.write { [metaTable] db in try FileSealing.stored(db, in: metaTable, encrypted: configuration.key != nil) }
-        }
+        // A read-only store reads the files key it has; a writable one makes it on an encrypted store's first open.
+        let encrypted = configuration.key != nil
+        let sealing = try readOnly
+            ? writer.read { [metaTable] db in try FileSealing.stored(db, in: metaTable, encrypted: encrypted, canWrite: false) }
+            : writer.write { [metaTable] db in try FileSealing.stored(db, in: metaTable, encrypted: encrypted) }
         fileKey.withLock { $0 = sealing }
         loaded.withLock {
             $0 = Loaded(clientID: clientID)
