@@ -40,7 +40,11 @@ public final class KeptFileWriter {
             return
         }
         pending.reserveCapacity(SealedFile.segmentSize)
-        startLength = try Self.takeUp(handle, sealing: sealing, fileID: &fileID, nextIndex: &nextIndex, pending: &pending)
+        var fileID = self.fileID, nextIndex = self.nextIndex, pending = self.pending
+        startLength = try Self.sayingWhenFull { [handle] in
+            try Self.takeUp(handle, sealing: sealing, fileID: &fileID, nextIndex: &nextIndex, pending: &pending)
+        }
+        (self.fileID, self.nextIndex, self.pending) = (fileID, nextIndex, pending)
         sealer = SegmentSealer(handle: handle, sealing: sealing, fileID: fileID)
     }
 
@@ -105,8 +109,8 @@ public final class KeptFileWriter {
     }
 
     /// Runs `body`, turning a write that found the disk full into `storage_full` (other errors pass unchanged).
-    private static func sayingWhenFull(_ body: () throws -> Void) throws {
-        do { try body() } catch where !(error is CairnError) && DiskFull.matches(error) { throw CairnError(wrapping: error) }
+    private static func sayingWhenFull<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch where !(error is CairnError) && DiskFull.matches(error) { throw CairnError(wrapping: error) }
     }
 
     /// Positions `handle` to append to a sealed file: a new or clear file gets a new header; an existing one keeps
